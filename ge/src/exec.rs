@@ -1,0 +1,403 @@
+//! The display-list processor: executes GE command words against the register file,
+//! the matrix memories and PSP memory.
+//!
+//! Two entry points:
+//! * [`Ge::execute_word`] runs one word with no flow control (how frame-dump replay feeds
+//!   its already-flattened stream);
+//! * [`Ge::run_list`] walks a display list in memory with JUMP/CALL/RET/END/FINISH and a
+//!   step budget, so a cyclic list ends with [`GeError::StepBudget`] instead of hanging.
+//!
+//! Drawing is deferred: PRIM assembles and bins primitives; [`Ge::flush`] rasterizes the
+//! bins (in parallel over framebuffer bands). Anything that reads or writes memory the
+//! binned draws may touch (block transfers, framebuffer changes, the end of a list)
+//! flushes first, so the result is the same as drawing immediately.
+
+use crate::cmd::{op, split};
+use crate::mem::{MemError, Memory};
+use crate::regs::{float24, Matrices, Regs};
+use thiserror::Error;
+
+/// Why GE execution stopped with an error.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum GeError {
+    #[error("display list at 0x{pc:08x}: {source}")]
+    Memory { pc: u32, source: MemError },
+    #[error("display list did not finish within {steps} commands (cyclic list?), last at 0x{pc:08x}")]
+    StepBudget { pc: u32, steps: u64 },
+    #[error("display list start 0x{0:08x} is not 4-byte aligned")]
+    Misaligned(u32),
+}
+
+/// How a display list ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListEnd {
+    /// FINISH + END, with FINISH's value.
+    Finished(u32),
+    /// SIGNAL + END with a suspend/pause behaviour.
+    Signal(u32),
+    /// Reached the stall address.
+    Stalled(u32),
+}
+
+/// Default number of commands [`Ge::run_list`] executes before giving up.
+pub const DEFAULT_STEP_BUDGET: u64 = 64 << 20;
+
+/// The GE.
+pub struct Ge {
+    pub regs: Regs,
+    pub mats: Matrices,
+    pub mem: Memory,
+    /// The on-chip CLUT cache filled by LOADCLUT (1 KiB) [PP `SoftGpu::Execute_LoadClut`].
+    pub clut: Box<[u8; 1024]>,
+    /// Internal vertex and index pointers (advanced by draws; the VADDR/IADDR registers
+    /// are not rewritten) [HW `bounding/vertexaddr`].
+    pub vaddr: u32,
+    pub iaddr: u32,
+    /// OFFSET register (OFFSETADDR / ORIGIN).
+    pub offset: u32,
+    /// Result of the last BOUNDINGBOX test (true = visible or untested).
+    pub bbox_visible: bool,
+    /// Call stack of (return pc, saved offset); 32 deep like PPSSPP.
+    stack: Vec<(u32, u32)>,
+    pub step_budget: u64,
+    pub(crate) draw: crate::draw::DrawContext,
+}
+
+impl Default for Ge {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Ge {
+    pub fn new() -> Ge {
+        Ge {
+            regs: Regs::default(),
+            mats: Matrices::default(),
+            mem: Memory::new(),
+            clut: Box::new([0; 1024]),
+            vaddr: 0,
+            iaddr: 0,
+            offset: 0,
+            bbox_visible: true,
+            stack: Vec::new(),
+            step_budget: DEFAULT_STEP_BUDGET,
+            draw: crate::draw::DrawContext::default(),
+        }
+    }
+
+    /// Absolute address of a relative address argument (VADDR, IADDR, JUMP, CALL):
+    /// `(OFFSET + (BASE bits 16–19 << 24 | arg)) & 0x0FFFFFFF` (ge-reference.md §1.3).
+    #[inline]
+    pub fn relative_addr(&self, arg: u32) -> u32 {
+        let base = (self.regs.arg(op::BASE) & 0x000F_0000) << 8;
+        self.offset.wrapping_add(base | (arg & 0x00FF_FFFF)) & 0x0FFF_FFFF
+    }
+
+    /// Execute one command word without flow control (JUMP/CALL/RET/END/FINISH/SIGNAL
+    /// only latch their argument). PC-relative commands (ORIGIN) use `pc`.
+    pub fn execute_word(&mut self, word: u32) -> Result<(), GeError> {
+        self.execute_at(word, 0)
+    }
+
+    fn execute_at(&mut self, word: u32, pc: u32) -> Result<(), GeError> {
+        let (cmd, arg) = split(word);
+        let prev = self.regs.arg(cmd);
+        match cmd {
+            op::VADDR => self.vaddr = self.relative_addr(arg),
+            op::IADDR => self.iaddr = self.relative_addr(arg),
+            op::OFFSETADDR => self.offset = arg << 8,
+            op::ORIGIN => self.offset = pc,
+            op::PRIM => {
+                self.regs.set(cmd, arg);
+                self.draw_prim(arg).map_err(|source| GeError::Memory { pc, source })?;
+                return Ok(());
+            }
+            op::BEZIER | op::SPLINE => {
+                self.regs.set(cmd, arg);
+                self.draw_patch(cmd, arg).map_err(|source| GeError::Memory { pc, source })?;
+                return Ok(());
+            }
+            op::BOUNDINGBOX => {
+                self.regs.set(cmd, arg);
+                self.bounding_box(arg).map_err(|source| GeError::Memory { pc, source })?;
+                return Ok(());
+            }
+            op::LOADCLUT => self.load_clut(arg),
+            op::TRANSFERSTART => {
+                self.regs.set(cmd, arg);
+                self.flush();
+                crate::transfer::block_transfer(&self.regs, &mut self.mem, arg);
+                return Ok(());
+            }
+            op::BONEMATRIXNUMBER => self.mats.bone_index = arg & 0x7F,
+            op::BONEMATRIXDATA => {
+                let i = self.mats.bone_index as usize;
+                if i < 96 {
+                    self.flush_if_changed_f(MatrixSlot::Bone(i), float24(arg));
+                }
+                self.mats.bone_index = (self.mats.bone_index + 1) & 0x7F;
+            }
+            op::WORLDMATRIXNUMBER => self.mats.world_index = arg & 0xF,
+            op::WORLDMATRIXDATA => {
+                let i = self.mats.world_index as usize;
+                if i < 12 {
+                    self.mats.world[i] = float24(arg);
+                }
+                self.mats.world_index = (self.mats.world_index + 1) & 0xF;
+            }
+            op::VIEWMATRIXNUMBER => self.mats.view_index = arg & 0xF,
+            op::VIEWMATRIXDATA => {
+                let i = self.mats.view_index as usize;
+                if i < 12 {
+                    self.mats.view[i] = float24(arg);
+                }
+                self.mats.view_index = (self.mats.view_index + 1) & 0xF;
+            }
+            op::PROJMATRIXNUMBER => self.mats.proj_index = arg & 0xF,
+            op::PROJMATRIXDATA => {
+                let i = self.mats.proj_index as usize;
+                if i < 16 {
+                    self.mats.proj[i] = float24(arg);
+                }
+                self.mats.proj_index = (self.mats.proj_index + 1) & 0xF;
+            }
+            op::TGENMATRIXNUMBER => self.mats.tgen_index = arg & 0xF,
+            op::TGENMATRIXDATA => {
+                let i = self.mats.tgen_index as usize;
+                if i < 12 {
+                    self.mats.tgen[i] = float24(arg);
+                }
+                self.mats.tgen_index = (self.mats.tgen_index + 1) & 0xF;
+            }
+            op::VAP => {
+                self.regs.set(cmd, arg);
+                self.immediate_vertex(arg);
+                return Ok(());
+            }
+            _ => {}
+        }
+        self.regs.set(cmd, arg);
+        if prev != arg & 0x00FF_FFFF {
+            self.on_register_change(cmd);
+        }
+        Ok(())
+    }
+
+    fn flush_if_changed_f(&mut self, slot: MatrixSlot, v: f32) {
+        match slot {
+            MatrixSlot::Bone(i) => self.mats.bones[i] = v,
+        }
+    }
+
+    /// Side effects of a register value change that the draw machinery must see
+    /// (framebuffer moves flush the bins).
+    fn on_register_change(&mut self, cmd: u8) {
+        match cmd {
+            op::FRAMEBUFPTR | op::FRAMEBUFWIDTH | op::ZBUFPTR | op::ZBUFWIDTH | op::FRAMEBUFPIXFORMAT => {
+                self.flush()
+            }
+            _ => {}
+        }
+    }
+
+    /// LOADCLUT: copy `blocks` × 32 bytes (clamped to 1 KiB) from the CLUT address into
+    /// the CLUT cache now. Invalid bytes read as 0; address 0 leaves the cache unchanged
+    /// (ppdmp-format.md §7, PPSSPP `SoftGPU::Execute_LoadClut`).
+    fn load_clut(&mut self, arg: u32) {
+        let addr = (self.regs.arg(op::CLUTADDR) & 0x00FF_FFF0) | ((self.regs.arg(op::CLUTADDRUPPER) & 0x000F_0000) << 8);
+        let bytes = (((arg & 0x3F) * 32) as usize).min(1024);
+        if addr == 0 || bytes == 0 {
+            return;
+        }
+        // Draws binned before this use the old palette: they hold their own snapshot.
+        let mut tmp = [0u8; 1024];
+        self.mem.read_wrapping(addr, &mut tmp[..bytes]);
+        self.clut[..bytes].copy_from_slice(&tmp[..bytes]);
+    }
+
+    /// Run the display list at `start` until FINISH+END, a suspending SIGNAL+END, the
+    /// stall address, or the step budget.
+    pub fn run_list(&mut self, start: u32, stall: Option<u32>) -> Result<ListEnd, GeError> {
+        if start & 3 != 0 {
+            return Err(GeError::Misaligned(start));
+        }
+        let mut pc = start & 0x0FFF_FFFF;
+        let mut prev_word = 0u32;
+        let mut steps = 0u64;
+        self.offset = 0;
+        self.stack.clear();
+        loop {
+            if Some(pc) == stall.map(|s| s & 0x0FFF_FFFF) {
+                self.flush();
+                return Ok(ListEnd::Stalled(pc));
+            }
+            steps += 1;
+            if steps > self.step_budget {
+                self.flush();
+                return Err(GeError::StepBudget { pc, steps: self.step_budget });
+            }
+            let word = self.mem.read_u32(pc).map_err(|source| GeError::Memory { pc, source })?;
+            let (cmd, arg) = split(word);
+            let mut next = pc.wrapping_add(4);
+            match cmd {
+                op::JUMP => next = self.relative_addr(arg & !3),
+                op::BJUMP => {
+                    if !self.bbox_visible {
+                        next = self.relative_addr(arg & !3);
+                    }
+                }
+                op::CALL => {
+                    // PPSSPP keeps 32 entries and ignores overflow.
+                    if self.stack.len() < 32 {
+                        self.stack.push((next, self.offset));
+                    }
+                    next = self.relative_addr(arg & !3);
+                }
+                op::RET => {
+                    if let Some((ret, off)) = self.stack.pop() {
+                        next = ret;
+                        self.offset = off;
+                    }
+                }
+                op::END => {
+                    let (pcmd, parg) = split(prev_word);
+                    match pcmd {
+                        op::FINISH => {
+                            self.flush();
+                            return Ok(ListEnd::Finished(parg & 0xFFFF));
+                        }
+                        op::SIGNAL => {
+                            let behaviour = (parg >> 16) & 0xFF;
+                            let target = (((parg & 0xFFFF) << 16) | (arg & 0xFFFF)) & !3;
+                            match behaviour {
+                                0x01 | 0x03 => {
+                                    self.flush();
+                                    return Ok(ListEnd::Signal(parg));
+                                }
+                                0x10 => next = target & 0x0FFF_FFFF,
+                                0x13 => next = pc.wrapping_add(target) & 0x0FFF_FFFF,
+                                0x15 => next = self.offset.wrapping_add(target) & 0x0FFF_FFFF,
+                                0x11 | 0x14 | 0x16 => {
+                                    if self.stack.len() < 32 {
+                                        self.stack.push((next, self.offset));
+                                    }
+                                    next = match behaviour {
+                                        0x11 => target,
+                                        0x14 => pc.wrapping_add(target),
+                                        _ => self.offset.wrapping_add(target),
+                                    } & 0x0FFF_FFFF;
+                                }
+                                0x12 => {
+                                    if let Some((ret, off)) = self.stack.pop() {
+                                        next = ret;
+                                        self.offset = off;
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.regs.set(cmd, arg);
+                }
+                op::FINISH | op::SIGNAL => self.regs.set(cmd, arg),
+                _ => self.execute_at(word, pc)?,
+            }
+            prev_word = word;
+            pc = next;
+        }
+    }
+}
+
+enum MatrixSlot {
+    Bone(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::word;
+
+    fn write_list(ge: &mut Ge, addr: u32, words: &[u32]) {
+        for (i, w) in words.iter().enumerate() {
+            ge.mem.write_u32(addr + 4 * i as u32, *w).unwrap();
+        }
+    }
+
+    #[test]
+    fn matrices_upload_with_float24() {
+        let mut ge = Ge::new();
+        ge.execute_word(word(op::WORLDMATRIXNUMBER, 3)).unwrap();
+        ge.execute_word(word(op::WORLDMATRIXDATA, 0x3F8000)).unwrap();
+        ge.execute_word(word(op::WORLDMATRIXDATA, 0x400000)).unwrap();
+        assert_eq!(ge.mats.world[3], 1.0);
+        assert_eq!(ge.mats.world[4], 2.0);
+        ge.execute_word(word(op::BONEMATRIXNUMBER, 95)).unwrap();
+        ge.execute_word(word(op::BONEMATRIXDATA, 0x3F8000)).unwrap();
+        ge.execute_word(word(op::BONEMATRIXDATA, 0x3F8000)).unwrap();
+        assert_eq!(ge.mats.bones[95], 1.0);
+        assert_eq!(ge.mats.bone_index, 97);
+    }
+
+    #[test]
+    fn base_and_offset_form_addresses() {
+        let mut ge = Ge::new();
+        ge.execute_word(word(op::BASE, 0x08_0000)).unwrap();
+        ge.execute_word(word(op::VADDR, 0x80_1000)).unwrap();
+        assert_eq!(ge.vaddr, 0x0880_1000);
+        ge.execute_word(word(op::OFFSETADDR, 0x100)).unwrap();
+        ge.execute_word(word(op::IADDR, 0x80_0000)).unwrap();
+        assert_eq!(ge.iaddr, 0x0881_0000);
+    }
+
+    #[test]
+    fn list_with_call_jump_and_finish() {
+        let mut ge = Ge::new();
+        let main = 0x0880_0000;
+        let sub = 0x0880_1000;
+        write_list(
+            &mut ge,
+            main,
+            &[
+                word(op::BASE, 0x08_0000),
+                word(op::CALL, 0x80_1000),
+                word(op::JUMP, 0x80_0010 | 3), // low bits ignored
+                word(op::MINZ, 0x111),         // skipped
+                word(op::FINISH, 0x42),
+                word(op::END, 0),
+            ],
+        );
+        write_list(&mut ge, sub, &[word(op::MAXZ, 0xBEEF), word(op::RET, 0)]);
+        assert_eq!(ge.run_list(main, None), Ok(ListEnd::Finished(0x42)));
+        assert_eq!(ge.regs.arg(op::MAXZ), 0xBEEF);
+        assert_eq!(ge.regs.arg(op::MINZ), 0);
+    }
+
+    #[test]
+    fn cyclic_list_ends_with_an_error() {
+        let mut ge = Ge::new();
+        ge.step_budget = 1000;
+        write_list(&mut ge, 0x0880_0000, &[word(op::BASE, 0x08_0000), word(op::JUMP, 0x80_0000)]);
+        assert!(matches!(ge.run_list(0x0880_0000, None), Err(GeError::StepBudget { .. })));
+    }
+
+    #[test]
+    fn list_running_off_memory_is_an_error() {
+        let mut ge = Ge::new();
+        write_list(&mut ge, 0x09FF_FFF8, &[0, 0]);
+        let e = ge.run_list(0x09FF_FFF8, None).unwrap_err();
+        assert!(matches!(e, GeError::Memory { pc: 0x0A00_0000, .. }), "{e}");
+    }
+
+    #[test]
+    fn loadclut_snapshots_memory() {
+        let mut ge = Ge::new();
+        ge.mem.write(0x0881_0000, &[1, 2, 3, 4]).unwrap();
+        ge.execute_word(word(op::CLUTADDR, 0x81_0000)).unwrap();
+        ge.execute_word(word(op::CLUTADDRUPPER, 0x08_0000)).unwrap();
+        ge.execute_word(word(op::LOADCLUT, 1)).unwrap();
+        ge.mem.write(0x0881_0000, &[9, 9, 9, 9]).unwrap();
+        assert_eq!(&ge.clut[..4], &[1, 2, 3, 4]);
+    }
+}

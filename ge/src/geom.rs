@@ -1,0 +1,281 @@
+//! Data that flows between GE stages: decoded vertices, clip-space vertices,
+//! screen-space vertices in 12.4 fixed point, and fragments.
+//!
+//! ```text
+//! memory --vertex--> Vertex --transform--> ClipVertex --clip/screen--> ScreenVertex
+//!        --raster--> Fragment (2x2 quads) --texture, pixel--> framebuffer
+//! ```
+
+/// A screen coordinate in 1/16 pixel units (the GE's 12.4 fixed point), relative to the
+/// drawing offset. The constructors name their rounding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct SubPixel(pub i32);
+
+impl SubPixel {
+    /// Pixels per unit.
+    pub const ONE: i32 = 16;
+
+    /// From a raw 12.4 value.
+    #[inline]
+    pub const fn from_raw(v: i32) -> Self {
+        SubPixel(v)
+    }
+
+    /// From whole pixels (exact).
+    #[inline]
+    pub const fn from_pixels(p: i32) -> Self {
+        SubPixel(p * 16)
+    }
+
+    /// `trunc(16·v)`: truncation toward zero of a value in pixels
+    /// (through-mode positions, PPSSPP `TransformUnit::ReadVertex`).
+    #[inline]
+    pub fn from_f32_trunc(v: f32) -> Self {
+        SubPixel((v * 16.0) as i32)
+    }
+
+    /// `trunc(16·v + bias)`: the transform-mode snap, where `bias` is in 1/16 units
+    /// (PPSSPP `ClipToScreenInternal` adds 0.375 before truncating; ge-reference.md §4.2).
+    #[inline]
+    pub fn from_f32_biased_trunc(v: f32, bias: f32) -> Self {
+        SubPixel((v * 16.0 + bias) as i32)
+    }
+
+    /// The pixel this coordinate lies in (`>> 4`, floor).
+    #[inline]
+    pub const fn pixel(self) -> i32 {
+        self.0 >> 4
+    }
+
+    /// The 1/16 fraction (0..15).
+    #[inline]
+    pub const fn frac(self) -> i32 {
+        self.0 & 15
+    }
+}
+
+/// One vertex as the GE's vertex reader produces it: morph-blended and normalised
+/// (ge-reference.md §2.3), before skinning and transform. In through mode, `pos` holds
+/// screen pixels (x, y) and the unsigned depth (z), and `uv` holds texels.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Vertex {
+    pub pos: [f32; 3],
+    pub normal: [f32; 3],
+    pub uv: [f32; 2],
+    /// RGBA; for a colourless vertex format this is MATERIALAMBIENT + MATERIALALPHA.
+    pub color: [u8; 4],
+    /// Skinning weights; `weights[j]` pairs with bone slot `j`.
+    pub weights: [f32; 8],
+}
+
+/// A transformed vertex in homogeneous clip space with its lit colours and generated
+/// texture coordinates (transform mode only).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ClipVertex {
+    /// Clip coordinates (x, y, z, w) = P·V·W·(skinned position).
+    pub clip: [f32; 4],
+    /// Texture coordinates after TEXSCALE/OFFSET or texgen: (s, t, q). q is 1 except
+    /// with texture-matrix projection.
+    pub stq: [f32; 3],
+    /// Primary colour (lit or vertex colour), RGBA.
+    pub color0: [u8; 4],
+    /// Secondary (specular) colour, RGB; zero unless LIGHTMODE separates specular.
+    pub color1: [u8; 3],
+    /// Per-vertex fog factor (1 = no fog), unclamped.
+    pub fog: f32,
+}
+
+/// A vertex in drawing coordinates, ready for rasterization.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ScreenVertex {
+    /// 12.4 fixed point, relative to the drawing offset (OFFSETX/Y already subtracted).
+    pub x: SubPixel,
+    pub y: SubPixel,
+    /// Depth in 0..65535 units, kept as float for interpolation.
+    pub z: f32,
+    /// Clip-space w (1 in through mode); texture coordinates are interpolated
+    /// perspective-correctly using it in transform mode.
+    pub w: f32,
+    /// Texture coordinates: normalised (transform mode) or texels (through mode).
+    pub s: f32,
+    pub t: f32,
+    pub q: f32,
+    pub color0: [u8; 4],
+    pub color1: [u8; 3],
+    pub fog: f32,
+}
+
+/// One pixel's worth of interpolated attributes, produced by the rasterizer.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Fragment {
+    /// Drawing coordinates in whole pixels.
+    pub x: i32,
+    pub y: i32,
+    /// Interpolated 16-bit depth.
+    pub z: u16,
+    pub color0: [u8; 4],
+    pub color1: [u8; 3],
+    /// Fog factor, 0 (all fog colour) .. 255 (no fog).
+    pub fog: u8,
+    /// Final texture coordinates (already divided by q / w): normalised in transform
+    /// mode, texels in through mode.
+    pub s: f32,
+    pub t: f32,
+}
+
+/// A 2x2 block of fragments at (x, y), (x+1, y), (x, y+1), (x+1, y+1) with x, y even.
+/// All four carry interpolated attributes (for texture LOD); `mask` bit i says whether
+/// fragment i is covered and must be drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Quad {
+    pub frags: [Fragment; 4],
+    pub mask: u8,
+}
+
+/// GE primitive types (PRIM bits 16–18).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrimType {
+    Points = 0,
+    Lines = 1,
+    LineStrip = 2,
+    Triangles = 3,
+    TriangleStrip = 4,
+    TriangleFan = 5,
+    Rectangles = 6,
+    /// Type 7: continue the previous primitive.
+    Continue = 7,
+}
+
+impl PrimType {
+    /// From the 3-bit PRIM type field; bit 19 and above are ignored, so "prim 8" draws as
+    /// points [HW `primitives/invalidprim`].
+    pub fn from_bits(v: u32) -> PrimType {
+        match v & 7 {
+            0 => PrimType::Points,
+            1 => PrimType::Lines,
+            2 => PrimType::LineStrip,
+            3 => PrimType::Triangles,
+            4 => PrimType::TriangleStrip,
+            5 => PrimType::TriangleFan,
+            6 => PrimType::Rectangles,
+            _ => PrimType::Continue,
+        }
+    }
+}
+
+/// Numeric attribute formats (texcoord, normal, position, weight fields of VTYPE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NumFormat {
+    None = 0,
+    /// u8 / s8
+    Byte = 1,
+    /// u16 / s16
+    Short = 2,
+    Float = 3,
+}
+
+impl NumFormat {
+    pub fn from_bits(v: u32) -> NumFormat {
+        match v & 3 {
+            0 => NumFormat::None,
+            1 => NumFormat::Byte,
+            2 => NumFormat::Short,
+            _ => NumFormat::Float,
+        }
+    }
+}
+
+/// Vertex colour formats (VTYPE bits 2–4). Values 1–3 are invalid on the GE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColorFormat {
+    None,
+    /// 1–3: PPSSPP reads nothing for these (no bytes consumed).
+    Invalid(u8),
+    Rgb565,
+    Rgba5551,
+    Rgba4444,
+    Rgba8888,
+}
+
+/// Index formats (VTYPE bits 11–12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexFormat {
+    None = 0,
+    U8 = 1,
+    U16 = 2,
+    /// "Invalid" in the SDK but works on hardware [HW `primitives/indices`].
+    U32 = 3,
+}
+
+impl IndexFormat {
+    /// Bytes per index (0 for none).
+    pub fn size(self) -> u32 {
+        match self {
+            IndexFormat::None => 0,
+            IndexFormat::U8 => 1,
+            IndexFormat::U16 => 2,
+            IndexFormat::U32 => 4,
+        }
+    }
+}
+
+/// The fields of a VERTEXTYPE (0x12) argument (ge-reference.md §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VertexType {
+    pub raw: u32,
+    pub texcoord: NumFormat,
+    pub color: ColorFormat,
+    pub normal: NumFormat,
+    pub position: NumFormat,
+    pub weight: NumFormat,
+    pub index: IndexFormat,
+    /// 1..=8
+    pub weight_count: u8,
+    /// 1..=8
+    pub morph_count: u8,
+    pub through: bool,
+}
+
+impl VertexType {
+    pub fn from_bits(v: u32) -> VertexType {
+        let color = match (v >> 2) & 7 {
+            0 => ColorFormat::None,
+            4 => ColorFormat::Rgb565,
+            5 => ColorFormat::Rgba5551,
+            6 => ColorFormat::Rgba4444,
+            7 => ColorFormat::Rgba8888,
+            n => ColorFormat::Invalid(n as u8),
+        };
+        let index = match (v >> 11) & 3 {
+            0 => IndexFormat::None,
+            1 => IndexFormat::U8,
+            2 => IndexFormat::U16,
+            _ => IndexFormat::U32,
+        };
+        VertexType {
+            raw: v & 0x00FF_FFFF,
+            texcoord: NumFormat::from_bits(v),
+            color,
+            normal: NumFormat::from_bits(v >> 5),
+            position: NumFormat::from_bits(v >> 7),
+            weight: NumFormat::from_bits(v >> 9),
+            index,
+            weight_count: (((v >> 14) & 7) + 1) as u8,
+            morph_count: (((v >> 18) & 7) + 1) as u8,
+            through: v & (1 << 23) != 0,
+        }
+    }
+
+    pub fn has_color(&self) -> bool {
+        !matches!(self.color, ColorFormat::None | ColorFormat::Invalid(_))
+    }
+    pub fn has_texcoord(&self) -> bool {
+        self.texcoord != NumFormat::None
+    }
+    pub fn has_normal(&self) -> bool {
+        self.normal != NumFormat::None
+    }
+    pub fn has_weights(&self) -> bool {
+        self.weight != NumFormat::None
+    }
+}

@@ -1,0 +1,239 @@
+//! PSP memory as the GE sees it: 32 MiB main RAM, 2 MiB VRAM (with mirrors) and the
+//! 16 KiB scratchpad.
+//!
+//! Address map (ppdmp-format.md §5.1, PPSSPP `Core/MemMap.h`):
+//!
+//! | range | what |
+//! |---|---|
+//! | `0x00010000..0x00014000` | scratchpad |
+//! | `0x04000000..0x04800000` | VRAM, 2 MiB mirrored four times (PPSSPP treats the mirrors as plain aliases) |
+//! | `0x08000000..0x0A000000` | main RAM |
+//!
+//! Bit 30 (the uncached alias, `0x4xxxxxxx`) and bit 31 (kernel alias) are ignored, as on
+//! the PSP's bus. Every access is bounds checked and fails with [`MemError`]; nothing here
+//! panics on a hostile address.
+//!
+//! The GE forms colour/depth buffer addresses from the low 21 bits only and reads depth as
+//! a plain row-major array (PPSSPP `SoftGpu.cpp` `Execute_ZbufPtr`), so the "swizzled depth"
+//! mirror at `0x04600000` is modelled as a plain alias too.
+
+use thiserror::Error;
+
+pub const RAM_BASE: u32 = 0x0800_0000;
+pub const RAM_SIZE: u32 = 32 << 20;
+pub const VRAM_BASE: u32 = 0x0400_0000;
+pub const VRAM_SIZE: u32 = 2 << 20;
+/// VRAM plus its three mirrors.
+pub const VRAM_WINDOW: u32 = 8 << 20;
+pub const SCRATCH_BASE: u32 = 0x0001_0000;
+pub const SCRATCH_SIZE: u32 = 16 << 10;
+
+/// A memory access outside mapped memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("GE memory access of {len} bytes at 0x{addr:08x} is outside RAM, VRAM and scratchpad")]
+pub struct MemError {
+    pub addr: u32,
+    pub len: u32,
+}
+
+/// Which physical memory an address names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    Ram,
+    Vram,
+    Scratch,
+}
+
+/// The PSP's memory. Allocated once (34 MiB), zero-filled like PPSSPP's start-up state.
+#[derive(Clone)]
+pub struct Memory {
+    ram: Vec<u8>,
+    vram: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Memory { .. }")
+    }
+}
+
+impl Memory {
+    pub fn new() -> Self {
+        Memory {
+            ram: vec![0; RAM_SIZE as usize],
+            vram: vec![0; VRAM_SIZE as usize],
+            scratch: vec![0; SCRATCH_SIZE as usize],
+        }
+    }
+
+    /// Physical region and offset of `addr`, or `None` when unmapped.
+    /// VRAM mirrors fold onto the 2 MiB array.
+    #[inline]
+    pub fn locate(addr: u32) -> Option<(Region, usize)> {
+        let a = addr & 0x3FFF_FFFF;
+        if (RAM_BASE..RAM_BASE + RAM_SIZE).contains(&a) {
+            Some((Region::Ram, (a - RAM_BASE) as usize))
+        } else if (VRAM_BASE..VRAM_BASE + VRAM_WINDOW).contains(&a) {
+            Some((Region::Vram, ((a - VRAM_BASE) % VRAM_SIZE) as usize))
+        } else if (SCRATCH_BASE..SCRATCH_BASE + SCRATCH_SIZE).contains(&a) {
+            Some((Region::Scratch, (a - SCRATCH_BASE) as usize))
+        } else {
+            None
+        }
+    }
+
+    /// True if `addr` is in VRAM or one of its mirrors / uncached aliases
+    /// (ppdmp-format.md §5.1: `(addr & 0xBF800000) == 0x04000000`).
+    #[inline]
+    pub fn is_vram(addr: u32) -> bool {
+        addr & 0xBF80_0000 == 0x0400_0000
+    }
+
+    /// True if every byte of `[addr, addr+len)` is mapped and the range does not cross
+    /// out of its region (VRAM ranges may run through the mirrors up to the end of the
+    /// 8 MiB window, as PPSSPP's `Memory::IsValidRange` allows).
+    pub fn is_valid_range(addr: u32, len: u32) -> bool {
+        let a = addr & 0x3FFF_FFFF;
+        let end = match a.checked_add(len) {
+            Some(e) => e,
+            None => return false,
+        };
+        let within = |base: u32, size: u32| a >= base && end <= base + size;
+        within(RAM_BASE, RAM_SIZE) || within(VRAM_BASE, VRAM_WINDOW) || within(SCRATCH_BASE, SCRATCH_SIZE)
+    }
+
+    fn region(&self, r: Region) -> &[u8] {
+        match r {
+            Region::Ram => &self.ram,
+            Region::Vram => &self.vram,
+            Region::Scratch => &self.scratch,
+        }
+    }
+
+    fn region_mut(&mut self, r: Region) -> &mut [u8] {
+        match r {
+            Region::Ram => &mut self.ram,
+            Region::Vram => &mut self.vram,
+            Region::Scratch => &mut self.scratch,
+        }
+    }
+
+    /// The bytes from `addr` to the end of its physical region (for VRAM: to the end of
+    /// the 2 MiB array, not wrapping into the mirror). Empty when unmapped. Hot-path
+    /// readers (texture fetch) index this and treat out-of-range bytes as zero.
+    #[inline]
+    pub fn tail(&self, addr: u32) -> &[u8] {
+        match Self::locate(addr) {
+            Some((r, off)) => &self.region(r)[off..],
+            None => &[],
+        }
+    }
+
+    /// A contiguous read-only view of `len` bytes. Fails when unmapped or when the range
+    /// leaves the physical array (a VRAM range that wraps into the next mirror).
+    pub fn slice(&self, addr: u32, len: u32) -> Result<&[u8], MemError> {
+        let err = MemError { addr, len };
+        let (r, off) = Self::locate(addr).ok_or(err)?;
+        self.region(r).get(off..off + len as usize).ok_or(err)
+    }
+
+    /// Mutable counterpart of [`Memory::slice`].
+    pub fn slice_mut(&mut self, addr: u32, len: u32) -> Result<&mut [u8], MemError> {
+        let err = MemError { addr, len };
+        let (r, off) = Self::locate(addr).ok_or(err)?;
+        self.region_mut(r).get_mut(off..off + len as usize).ok_or(err)
+    }
+
+    #[inline]
+    pub fn read_u8(&self, addr: u32) -> Result<u8, MemError> {
+        Ok(self.slice(addr, 1)?[0])
+    }
+
+    #[inline]
+    pub fn read_u16(&self, addr: u32) -> Result<u16, MemError> {
+        let b = self.slice(addr, 2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    #[inline]
+    pub fn read_u32(&self, addr: u32) -> Result<u32, MemError> {
+        let b = self.slice(addr, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub fn write_u32(&mut self, addr: u32, v: u32) -> Result<(), MemError> {
+        self.slice_mut(addr, 4)?.copy_from_slice(&v.to_le_bytes());
+        Ok(())
+    }
+
+    /// Copy `data` to `addr`; the whole range must be valid.
+    pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), MemError> {
+        let len = u32::try_from(data.len()).map_err(|_| MemError { addr, len: u32::MAX })?;
+        self.slice_mut(addr, len)?.copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Copy `len` bytes starting at `addr` into `out`, reading byte by byte through the
+    /// address map (so a VRAM read may run into the next mirror like PPSSPP's raw reads).
+    /// Unmapped bytes read as zero.
+    pub fn read_wrapping(&self, addr: u32, out: &mut [u8]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            let a = addr.wrapping_add(i as u32);
+            *o = match Self::locate(a) {
+                Some((r, off)) => self.region(r)[off],
+                None => 0,
+            };
+        }
+    }
+
+    /// Whole VRAM (2 MiB).
+    pub fn vram(&self) -> &[u8] {
+        &self.vram
+    }
+
+    pub fn vram_mut(&mut self) -> &mut [u8] {
+        &mut self.vram
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirrors_alias_vram() {
+        let mut m = Memory::new();
+        m.write_u32(0x0400_0010, 0xDEAD_BEEF).unwrap();
+        assert_eq!(m.read_u32(0x0420_0010).unwrap(), 0xDEAD_BEEF);
+        assert_eq!(m.read_u32(0x4460_0010).unwrap(), 0xDEAD_BEEF);
+        assert!(Memory::is_vram(0x4400_0000));
+        assert!(!Memory::is_vram(0x0880_0000));
+    }
+
+    #[test]
+    fn out_of_range_is_an_error_not_a_panic() {
+        let m = Memory::new();
+        assert_eq!(m.read_u32(0x0000_0000), Err(MemError { addr: 0, len: 4 }));
+        assert!(m.read_u32(0x09FF_FFFE).is_err());
+        assert!(m.slice(0x041F_FFFF, 2).is_err());
+        assert!(m.tail(0x1234_5678).is_empty());
+        assert!(!Memory::is_valid_range(0x09FF_FFF0, 0x20));
+        assert!(Memory::is_valid_range(0x041F_FFF0, 0x20));
+    }
+
+    #[test]
+    fn read_wrapping_runs_into_mirror() {
+        let mut m = Memory::new();
+        m.vram_mut()[0] = 7;
+        let mut out = [0u8; 2];
+        m.read_wrapping(0x041F_FFFF, &mut out);
+        assert_eq!(out, [0, 7]);
+    }
+}
