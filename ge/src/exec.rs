@@ -179,6 +179,7 @@ impl Ge {
         }
         self.regs.set(cmd, arg);
         if prev != arg & 0x00FF_FFFF {
+            self.draw.state_dirty = true;
             self.on_register_change(cmd);
         }
         Ok(())
@@ -214,6 +215,7 @@ impl Ge {
         let mut tmp = [0u8; 1024];
         self.mem.read_wrapping(addr, &mut tmp[..bytes]);
         self.clut[..bytes].copy_from_slice(&tmp[..bytes]);
+        self.draw.state_dirty = true;
     }
 
     /// Run the display list at `start` until FINISH+END, a suspending SIGNAL+END, the
