@@ -140,6 +140,7 @@ impl ListBuilder {
             v.extend_from_slice(&x.to_le_bytes());
             v.extend_from_slice(&y.to_le_bytes());
             v.extend_from_slice(&depth.to_le_bytes());
+            v.extend_from_slice(&[0, 0]); // vertex size pads to the 4-byte colour alignment
         }
         self.cmd(op::CLEARMODE, 1 | (7 << 8))
             .cmd(op::VERTEXTYPE, (1 << 23) | (7 << 2) | (2 << 7))
