@@ -393,6 +393,11 @@ impl Ge {
     pub fn set_threads(&mut self, threads: usize) {
         self.draw.pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().ok().map(Arc::new);
     }
+
+    /// Share an existing rayon pool for rasterization.
+    pub fn set_pool(&mut self, pool: Arc<rayon::ThreadPool>) {
+        self.draw.pool = Some(pool);
+    }
 }
 
 /// Turns assembled primitives into binned shapes.
