@@ -183,9 +183,10 @@ fn triangle_fan(l: &mut ListBuilder) {
 
 fn rectangles(l: &mut ListBuilder) {
     // 4x4 CLUT8 texture with a 16-entry 8888 palette.
-    let mut tex = Vec::new();
+    // Rows are 16 bytes apart: CLUT8 buffer widths round up to 16 bytes.
+    let mut tex = vec![0u8; 64];
     for i in 0..16u8 {
-        tex.push(i);
+        tex[(i / 4) as usize * 16 + (i % 4) as usize] = i;
     }
     let mut pal = Bytes::default();
     for i in 0..16u32 {
