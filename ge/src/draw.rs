@@ -175,8 +175,14 @@ impl Ge {
         let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
         let layout = VertexLayout::new(vtype.raw);
         let params = self.decode_params();
+        let saved_uv = self.draw.persist.uv;
         let decoded =
             vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &params, &mut self.draw.persist)?;
+        // Texcoords are only read (and remembered) while texturing outside clear mode
+        // [PP `TransformUnit::ReadVertex`].
+        if !self.regs.enabled(op::TEXTUREMAPENABLE) || self.regs.enabled(op::CLEARMODE) {
+            self.draw.persist.uv = saved_uv;
+        }
         self.vaddr = decoded.vaddr;
         self.iaddr = decoded.iaddr;
         // No position format: the whole draw is dropped, assembly state untouched
