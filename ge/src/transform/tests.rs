@@ -285,3 +285,21 @@ fn world_view_projection_order() {
     let st = TransformState::decode(&sdk_regs(), &m, &vt(0));
     assert_eq!(transform_vertex(&st, &vert([3.0, 0.0, 0.0])).clip, [8.0, 0.0, 0.0, 2.0]);
 }
+
+#[test]
+fn point_light_attenuation_in_world_space() {
+    // Point light at (0,0,2); the world matrix moves the model vertex (0,0,−1) to the
+    // world origin, so d = 2 and att = 1/((0·1 + 0·2) + 0.5·4) = 0.5:
+    // ceil(512·0.5·1 + 1) = 257; (204911·257)>>19 = 100, (51657·257)>>19 = 25.
+    let mut r = lit_regs();
+    r.set(op::LIGHTTYPE0, 1 << 8); // point, diffuse only
+    setf(&mut r, op::LX0 + 2, 2.0);
+    setf(&mut r, op::LKA0 + 2, 0.5);
+    let mut m = identity();
+    m.world[11] = 1.0;
+    let st = TransformState::decode(&r, &m, &vt(0));
+    let c = transform_vertex(&st, &vert([0.0, 0.0, -1.0]));
+    assert_eq!(c.color0, [107, 36, 14, 255]);
+    // The clip position goes through proj·view applied to the world position.
+    assert_eq!(c.clip, [0.0, 0.0, 0.0, 1.0]);
+}
