@@ -1,1 +1,330 @@
-//! (module under construction)
+//! Clipping, rejection and culling (ge-reference.md §5): the rules between transformed
+//! vertices and the rasterizer, mirroring PPSSPP's software renderer
+//! [PP `Software/Clipper.cpp`, `TransformUnit::SendTriangle`, `BinManager::AddTriangle`].
+//!
+//! * Only the near plane (z_c < −w_c) is clipped; a triangle becomes a fan.
+//! * A vertex outside the 4096² drawable range rejects its whole primitive.
+//! * Depth: |z/w| ≥ 1.0000305 is "outside"; without DEPTHCLAMPENABLE one such vertex
+//!   rejects the primitive, with it all vertices must be outside on the same side.
+//! * Culling is by screen winding. Every emitted triangle has a non-negative
+//!   `(v0−v1)×(v0−v2)` in 12.4 units (clockwise on screen, y down): with culling off a
+//!   triangle is tried in both vertex orders (v0,v1,v2) and (v2,v1,v0) and whichever
+//!   passes is emitted, exactly as PPSSPP hands triangles to its rasterizer.
+
+use crate::cmd::op;
+use crate::geom::{ClipVertex, ScreenVertex};
+use crate::regs::Regs;
+use crate::transform::{project, TransformState};
+
+/// Which screen winding CULL removes; the caller flips it for odd triangles of strips
+/// and fans.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CullMode {
+    None,
+    /// Screen-clockwise triangles (y down) are removed.
+    Clockwise,
+    CounterClockwise,
+}
+
+impl CullMode {
+    /// CULLFACEENABLE off or clear mode → None; CULL (0x9B) bit 0 = 0 → Clockwise,
+    /// 1 → CounterClockwise [HW `commands/cull`: a box drawn TL→TR→BR→BL is culled with
+    /// CULL 0 and drawn with CULL 1; clear-mode rows are never culled;
+    /// PP `SubmitPrimitive` CullType].
+    pub fn decode(regs: &Regs) -> CullMode {
+        if !regs.enabled(op::CULLFACEENABLE) || regs.enabled(op::CLEARMODE) {
+            CullMode::None
+        } else if regs.field(op::CULL, 0, 1) == 0 {
+            CullMode::Clockwise
+        } else {
+            CullMode::CounterClockwise
+        }
+    }
+
+    /// The opposite winding (None stays None).
+    pub fn flipped(self) -> CullMode {
+        match self {
+            CullMode::None => CullMode::None,
+            CullMode::Clockwise => CullMode::CounterClockwise,
+            CullMode::CounterClockwise => CullMode::Clockwise,
+        }
+    }
+}
+
+/// The vertex orders tried for a cull mode [PP `TransformUnit::SendTriangle`].
+#[inline]
+fn orders(cull: CullMode) -> &'static [[usize; 3]] {
+    match cull {
+        CullMode::None => &[[0, 1, 2], [2, 1, 0]],
+        CullMode::Clockwise => &[[2, 1, 0]],
+        CullMode::CounterClockwise => &[[0, 1, 2]],
+    }
+}
+
+/// The rasterizer's acceptance test: drop a negative cross product and triangles whose
+/// points all share an x or a y, in wrapping 32-bit integer arithmetic as PPSSPP's
+/// compiled code does [PP `BinManager::AddTriangle`].
+#[inline]
+fn accepts(a: &ScreenVertex, b: &ScreenVertex, c: &ScreenVertex) -> bool {
+    let d01 = (a.x.0.wrapping_sub(b.x.0), a.y.0.wrapping_sub(b.y.0));
+    let d02 = (a.x.0.wrapping_sub(c.x.0), a.y.0.wrapping_sub(c.y.0));
+    let cross = d01.0.wrapping_mul(d02.1).wrapping_sub(d01.1.wrapping_mul(d02.0));
+    if cross < 0 {
+        return false;
+    }
+    !((d01.0 == 0 && d02.0 == 0) || (d01.1 == 0 && d02.1 == 0))
+}
+
+/// Through-mode (already screen-space) triangle culling test: true = drop (no vertex
+/// order survives [`screen_triangles`]).
+pub fn cull_screen_triangle(v: &[ScreenVertex; 3], cull: CullMode) -> bool {
+    !orders(cull).iter().any(|o| accepts(&v[o[0]], &v[o[1]], &v[o[2]]))
+}
+
+/// Through-mode triangle: appends the vertex orders the rasterizer receives. With
+/// `provoking` (flat shading) the third vertex of each emitted triangle takes its
+/// colours [PP `Clipper::ProcessTriangle`].
+pub fn screen_triangles(
+    v: &[ScreenVertex; 3],
+    provoking: Option<&ScreenVertex>,
+    cull: CullMode,
+    out: &mut Vec<[ScreenVertex; 3]>,
+) {
+    for o in orders(cull) {
+        let (a, b, mut c) = (v[o[0]], v[o[1]], v[o[2]]);
+        if let Some(p) = provoking {
+            c.color0 = p.color0;
+            c.color1 = p.color1;
+        }
+        if accepts(&a, &b, &c) {
+            out.push([a, b, c]);
+        }
+    }
+}
+
+/// A clip-space vertex with its screen mapping.
+#[derive(Clone, Copy)]
+struct Cv {
+    c: ClipVertex,
+    s: ScreenVertex,
+    outside: bool,
+}
+
+impl Cv {
+    fn new(st: &TransformState, c: &ClipVertex) -> Cv {
+        let (s, outside) = project(st, c, false);
+        Cv { c: *c, s, outside }
+    }
+}
+
+/// `(x·0 + y·0) + z·1 + w·1`, the near-plane distance, literally [PP `clip_dotprod`].
+#[inline]
+fn near_dist(c: &ClipVertex) -> f32 {
+    c.clip[0] * 0.0 + c.clip[1] * 0.0 + c.clip[2] * 1.0 + c.clip[3] * 1.0
+}
+
+/// z < −w [PP `CalcClipMask`].
+#[inline]
+fn behind(c: &ClipVertex) -> bool {
+    c.clip[2] < -c.clip[3]
+}
+
+/// Counts a vertex with |z/w| ≥ 1.0000305 [PP `CheckOutsideZ`].
+#[inline]
+fn count_outside_z(c: &ClipVertex, pos: &mut u32, neg: &mut u32) {
+    const LIMIT: f32 = 1.0 + 1.0 / 32768.0; // 1.000030517578125
+    let z = c.clip[2] / c.clip[3];
+    if z >= LIMIT {
+        *pos += 1;
+    } else if -z >= LIMIT {
+        *neg += 1;
+    }
+}
+
+/// The depth rule for `n` vertices: true = reject.
+fn depth_rejects(st: &TransformState, vs: &[&ClipVertex]) -> bool {
+    let (mut pos, mut neg) = (0, 0);
+    for c in vs {
+        count_outside_z(c, &mut pos, &mut neg);
+    }
+    let n = vs.len() as u32;
+    (pos + neg > 0 && !st.depth_clamp) || pos >= n || neg >= n
+}
+
+/// `a·(1−t) + b·t` for attributes; colours as `(a·(256−t8) + b·t8) / 256` with
+/// t8 = trunc(256·t); then the screen mapping with the range check always on
+/// [PP `ClipVertexData::Lerp`, `clip_interpolate`].
+fn lerp(st: &TransformState, t: f32, a: &ClipVertex, b: &ClipVertex) -> Cv {
+    let f = |x: f32, y: f32| x * (1.0 - t) + y * t;
+    let mut c = ClipVertex::default();
+    for i in 0..4 {
+        c.clip[i] = f(a.clip[i], b.clip[i]);
+    }
+    for i in 0..3 {
+        c.stq[i] = f(a.stq[i], b.stq[i]);
+    }
+    c.fog = f(a.fog, b.fog);
+    let t8 = crate::transform::math::cvtt(t * 256.0) as u16 as i32;
+    let li = |x: u8, y: u8| ((x as i32 * (256 - t8) + y as i32 * t8) / 256).clamp(0, 255) as u8;
+    for i in 0..4 {
+        c.color0[i] = li(a.color0[i], b.color0[i]);
+    }
+    for i in 0..3 {
+        c.color1[i] = li(a.color1[i], b.color1[i]);
+    }
+    let (s, outside) = project(st, &c, true);
+    Cv { c, s, outside }
+}
+
+/// Transform-mode triangle with smooth shading; see [`clip_triangle_shaded`].
+pub fn clip_triangle(st: &TransformState, v: [&ClipVertex; 3], cull: CullMode, out: &mut Vec<[ScreenVertex; 3]>) {
+    clip_triangle_shaded(st, v, None, cull, out)
+}
+
+/// Transform-mode triangle: drop by range / w / depth rules (§5.2), clip against the
+/// near plane into a fan, map to screen, cull by winding. Appends 0..n screen
+/// triangles. With `provoking` (flat shading), the third vertex of each emitted
+/// triangle takes the provoking vertex's colours.
+pub fn clip_triangle_shaded(
+    st: &TransformState,
+    v: [&ClipVertex; 3],
+    provoking: Option<&ClipVertex>,
+    cull: CullMode,
+    out: &mut Vec<[ScreenVertex; 3]>,
+) {
+    let cv = [Cv::new(st, v[0]), Cv::new(st, v[1]), Cv::new(st, v[2])];
+    let prov = provoking.map(|p| (p.color0, p.color1));
+    for o in orders(cull) {
+        process_triangle(st, [&cv[o[0]], &cv[o[1]], &cv[o[2]]], prov, out);
+    }
+}
+
+/// One vertex order [PP `Clipper::ProcessTriangle`].
+fn process_triangle(
+    st: &TransformState,
+    v: [&Cv; 3],
+    prov: Option<([u8; 4], [u8; 3])>,
+    out: &mut Vec<[ScreenVertex; 3]>,
+) {
+    if v.iter().any(|x| x.outside) {
+        return;
+    }
+    if v.iter().all(|x| x.c.clip[3] < 0.0) {
+        return;
+    }
+    let clip_needed = v.iter().any(|x| behind(&x.c));
+    if depth_rejects(st, &[&v[0].c, &v[1].c, &v[2].c]) {
+        return;
+    }
+    let emit = |a: &Cv, b: &Cv, c: &Cv, out: &mut Vec<[ScreenVertex; 3]>| {
+        let mut c2 = c.s;
+        if let Some((c0, c1)) = prov {
+            c2.color0 = c0;
+            c2.color1 = c1;
+        }
+        if accepts(&a.s, &b.s, &c2) {
+            out.push([a.s, b.s, c2]);
+        }
+    };
+    if !clip_needed {
+        emit(v[0], v[1], v[2], out);
+        return;
+    }
+    // Sutherland–Hodgman against z + w ≥ 0 (a 3-cycle has at most two sign changes,
+    // so at most two new vertices and five polygon corners).
+    let mut verts: [Cv; 6] = [*v[0], *v[1], *v[2], *v[0], *v[0], *v[0]];
+    let mut nverts = 3;
+    let mut poly = [0usize; 6];
+    let mut n = 0;
+    let mut prev = 0usize;
+    let mut dp_prev = near_dist(&verts[0].c);
+    for j in 1..=3 {
+        let idx = if j == 3 { 0 } else { j };
+        let dp = near_dist(&verts[idx].c);
+        if dp_prev >= 0.0 && n < poly.len() {
+            poly[n] = prev;
+            n += 1;
+        }
+        let differ = (dp <= 0.0 && dp_prev > 0.0) || (dp > 0.0 && dp_prev <= 0.0);
+        if differ && nverts < verts.len() && n < poly.len() {
+            let nv = if dp < 0.0 {
+                lerp(st, dp / (dp - dp_prev), &verts[idx].c, &verts[prev].c)
+            } else {
+                lerp(st, dp_prev / (dp_prev - dp), &verts[prev].c, &verts[idx].c)
+            };
+            verts[nverts] = nv;
+            poly[n] = nverts;
+            n += 1;
+            nverts += 1;
+        }
+        prev = idx;
+        dp_prev = dp;
+    }
+    if n < 3 {
+        return;
+    }
+    // Fan from the first polygon corner [PP `ProcessTriangle` index list]. Flat shading
+    // overwrites the colours of each triangle's third corner in place, so a corner
+    // shared with the next triangle keeps them, as in PPSSPP.
+    for j in 2..n {
+        let (ia, ib, ic) = (poly[0], poly[j - 1], poly[j]);
+        if verts[ia].outside || verts[ib].outside || verts[ic].outside {
+            continue;
+        }
+        if let Some((c0, c1)) = prov {
+            verts[ic].s.color0 = c0;
+            verts[ic].s.color1 = c1;
+        }
+        let (a, b, c) = (verts[ia].s, verts[ib].s, verts[ic].s);
+        if accepts(&a, &b, &c) {
+            out.push([a, b, c]);
+        }
+    }
+}
+
+/// Transform-mode line: range and depth rules, then the segment is shortened at the
+/// near plane [PP `Clipper::ProcessLine`, `CLIP_LINE`].
+pub fn clip_line(st: &TransformState, v: [&ClipVertex; 2], out: &mut Vec<[ScreenVertex; 2]>) {
+    let (a, b) = (Cv::new(st, v[0]), Cv::new(st, v[1]));
+    if a.outside || b.outside || depth_rejects(st, &[v[0], v[1]]) {
+        return;
+    }
+    let (m0, m1) = (behind(v[0]), behind(v[1]));
+    if !m0 && !m1 {
+        out.push([a.s, b.s]);
+        return;
+    }
+    let (mut a, mut b) = (a, b);
+    let dp0 = near_dist(&a.c);
+    let dp1 = near_dist(&b.c);
+    if m0 && dp0 < 0.0 {
+        a = lerp(st, dp1 / (dp1 - dp0), &b.c, &a.c);
+    }
+    let dp0 = near_dist(&a.c);
+    if m1 && dp1 < 0.0 {
+        b = lerp(st, dp1 / (dp1 - dp0), &b.c, &a.c);
+    }
+    if !a.outside && !b.outside {
+        out.push([a.s, b.s]);
+    }
+}
+
+/// Transform-mode point: only the range rule [PP `Clipper::ProcessPoint`].
+pub fn clip_point(st: &TransformState, v: &ClipVertex) -> Option<ScreenVertex> {
+    let p = Cv::new(st, v);
+    (!p.outside).then_some(p.s)
+}
+
+/// Transform-mode rectangle: never clipped; range and depth rules only
+/// [PP `Clipper::ProcessRect`]. The caller handles PPSSPP's sprite fog split and the
+/// texture-projection path.
+pub fn clip_rectangle(st: &TransformState, v: [&ClipVertex; 2]) -> Option<[ScreenVertex; 2]> {
+    let (a, b) = (Cv::new(st, v[0]), Cv::new(st, v[1]));
+    if a.outside || b.outside || depth_rejects(st, &[v[0], v[1]]) {
+        return None;
+    }
+    Some([a.s, b.s])
+}
+
+#[cfg(test)]
+mod tests;

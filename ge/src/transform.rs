@@ -1,1 +1,354 @@
-//! (module under construction)
+//! The vertex stage: everything between a decoded [`Vertex`] and a [`ScreenVertex`]
+//! (ge-reference.md §3, §4, §7, §8, §12): skinning, world/view/projection, lighting,
+//! texture-coordinate generation, per-vertex fog and the viewport mapping to 12.4
+//! fixed point. Clipping, rejection and culling live in [`crate::clip`].
+//!
+//! Design: [`TransformState::decode`] reads the registers and matrices once per draw
+//! into plain typed fields (pre-multiplied matrices, decoded light list, texgen enum);
+//! [`transform_vertex`] and [`to_screen`] are then pure per-vertex functions.
+//!
+//! The conformance references were rendered by PPSSPP's software renderer on x86-64,
+//! so the float arithmetic reproduces that build exactly: the summation order of its
+//! SSE matrix code, its pre-multiplied matrices (`proj·view·world`, or `proj·view`
+//! applied to the world position when a point/spot light needs it), its skinning in
+//! the (non-JIT) vertex decoder, its `RSQRTPS`-based normalisations and its
+//! truncating float→int conversions ([`math`]). Where the hardware is known to differ
+//! the code follows PPSSPP and says so.
+
+mod light;
+pub(crate) mod math;
+#[cfg(test)]
+mod tests;
+
+use crate::cmd::op;
+use crate::geom::{ClipVertex, ScreenVertex, SubPixel, Vertex, VertexType};
+use crate::regs::{Matrices, Regs};
+use light::LightState;
+use math::{cvtt, cvtt_u16, dot3, is_nan_or_inf, mul43, mul44, norm43, normalize_or_001, normalized_approx};
+use math::{normalized_or_001_approx, then44, widen43};
+
+/// Source vector of texture-matrix generation (TEXMAPMODE bits 8–9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProjSource {
+    /// Model-space position (after skinning).
+    Position,
+    /// (u, v, 0), without TEXSCALE/OFFSET.
+    Uv,
+    /// The normal, normalised (with PPSSPP's approximate `RSQRTPS`).
+    NormalizedNormal,
+    /// The raw normal.
+    Normal,
+}
+
+/// Texture-coordinate generation (TEXMAPMODE bits 0–1, ge-reference.md §8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TexGen {
+    /// Modes 0 and 3: s = u·scale + offset (TEXSCALEU/V, TEXOFFSETU/V as float24).
+    Uv { scale: [f32; 2], offset: [f32; 2] },
+    /// Mode 1: (s, t, q) = T·source.
+    Matrix(ProjSource),
+    /// Mode 2: s/t = (N_world·L + 1)/2 with the two TEXSHADELS light directions,
+    /// stored here already normalised.
+    EnvMap { light_dirs: [[f32; 3]; 2] },
+}
+
+/// Everything the vertex stage needs, decoded once per draw from registers, matrices
+/// and the vertex type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransformState {
+    /// Through mode (VTYPE bit 23): no matrices, viewport, lighting or fog.
+    pub through: bool,
+    /// DEPTHCLAMPENABLE (0x1C): clamp z_s instead of rejecting (ge-reference §5.2).
+    pub depth_clamp: bool,
+    /// OFFSETX/OFFSETY, raw 16-bit values in 1/16 px.
+    pub offset: [i32; 2],
+    /// Viewport XSCALE/YSCALE/ZSCALE and XCENTER/YCENTER/ZCENTER (float24).
+    pub scale: [f32; 3],
+    pub center: [f32; 3],
+    pub texgen: TexGen,
+    /// Fog is enabled (transform mode).
+    pub fog_enabled: bool,
+    /// Fog plane `(a, b, c, d)`: f = (a·x + b·y) + (c·z + d) on the model position,
+    /// with FOG1/FOG2 already folded in.
+    fog: [f32; 4],
+    light: Option<LightState>,
+    /// Number of skinning weights (0 = no skinning).
+    skin_weights: usize,
+    skin_normal: bool,
+    bones: [f32; 96],
+    world: [f32; 12],
+    tgen: [f32; 12],
+    /// `proj·view·world`, or `proj·view` when `clip_from_world`.
+    clip_matrix: [f32; 16],
+    clip_from_world: bool,
+    uses_world_normal: bool,
+    negate_normals: bool,
+}
+
+impl TransformState {
+    /// [PP `TransformUnit.cpp` `ComputeTransformState`, `Lighting::ComputeState`].
+    pub fn decode(regs: &Regs, mats: &Matrices, vtype: &VertexType) -> TransformState {
+        let through = vtype.through;
+        let texgen = match regs.field(op::TEXMAPMODE, 0, 2) {
+            1 => TexGen::Matrix(match regs.field(op::TEXMAPMODE, 8, 2) {
+                0 => ProjSource::Position,
+                1 => ProjSource::Uv,
+                2 => ProjSource::NormalizedNormal,
+                _ => ProjSource::Normal,
+            }),
+            2 => {
+                let dir = |ls: u32| {
+                    let b = op::LX0 as u32 + 3 * ls;
+                    let raw = [
+                        regs.float(b as u8),
+                        regs.float((b + 1) as u8),
+                        regs.float((b + 2) as u8),
+                    ];
+                    normalized_or_001_approx(raw)
+                };
+                TexGen::EnvMap {
+                    light_dirs: [
+                        dir(regs.field(op::TEXSHADELS, 0, 2)),
+                        dir(regs.field(op::TEXSHADELS, 8, 2)),
+                    ],
+                }
+            }
+            // Mode 3 behaves as mode 0 [PP `ComputeTransformState` GE_TEXMAP_UNKNOWN].
+            _ => TexGen::Uv {
+                scale: [regs.float(op::TEXSCALEU), regs.float(op::TEXSCALEV)],
+                offset: [regs.float(op::TEXOFFSETU), regs.float(op::TEXOFFSETV)],
+            },
+        };
+        let env_map = matches!(texgen, TexGen::EnvMap { .. });
+        let light = if !through && regs.enabled(op::LIGHTINGENABLE) {
+            Some(LightState::decode(regs, vtype.has_color(), env_map))
+        } else {
+            None
+        };
+        let uses_world_normal = light.as_ref().map_or(env_map, |l| l.uses_world_normal);
+        let clip_from_world = light.as_ref().is_some_and(|l| l.uses_world_pos);
+
+        let world4 = widen43(&mats.world);
+        let view4 = widen43(&mats.view);
+        let worldview = then44(&world4, &view4);
+        let clip_matrix = if clip_from_world {
+            then44(&view4, &mats.proj)
+        } else {
+            then44(&worldview, &mats.proj)
+        };
+
+        let fog_enabled = !through && regs.enabled(op::FOGENABLE);
+        let mut fog = [0.0; 4];
+        if fog_enabled {
+            let end = regs.float(op::FOG1);
+            let mut slope = regs.float(op::FOG2);
+            fog = [worldview[2], worldview[6], worldview[10], worldview[14] + end];
+            // Non-finite FOG1/FOG2 [PP `ComputeTransformState`].
+            if is_nan_or_inf(end) {
+                let mut sign = end.is_sign_negative();
+                if slope.is_sign_negative() {
+                    sign = !sign;
+                }
+                if slope == 0.0 {
+                    sign = true;
+                }
+                fog = [0.0, 0.0, 0.0, if sign { 0.0 } else { 1.0 }];
+            } else {
+                if is_nan_or_inf(slope) {
+                    slope = if slope.is_sign_negative() { -262144.0 } else { 262144.0 };
+                }
+                fog.iter_mut().for_each(|f| *f *= slope);
+            }
+        }
+
+        TransformState {
+            through,
+            depth_clamp: regs.enabled(op::DEPTHCLAMPENABLE),
+            offset: [
+                (regs.arg(op::OFFSETX) & 0xFFFF) as i32,
+                (regs.arg(op::OFFSETY) & 0xFFFF) as i32,
+            ],
+            scale: [
+                regs.float(op::VIEWPORTXSCALE),
+                regs.float(op::VIEWPORTYSCALE),
+                regs.float(op::VIEWPORTZSCALE),
+            ],
+            center: [
+                regs.float(op::VIEWPORTXCENTER),
+                regs.float(op::VIEWPORTYCENTER),
+                regs.float(op::VIEWPORTZCENTER),
+            ],
+            texgen,
+            fog_enabled,
+            fog,
+            light,
+            // Skinning only outside through mode [PP `VertexDecoder` through position steps].
+            skin_weights: if vtype.has_weights() && !through {
+                vtype.weight_count.min(8) as usize
+            } else {
+                0
+            },
+            skin_normal: vtype.has_normal(),
+            bones: mats.bones,
+            world: mats.world,
+            tgen: mats.tgen,
+            clip_matrix,
+            clip_from_world,
+            uses_world_normal,
+            negate_normals: regs.enabled(op::REVERSENORMAL),
+        }
+    }
+
+    /// S = Σ w_j B_j over non-zero weights (not renormalised), as the SSE accumulation
+    /// `S += B_j·w_j` [PP `VertexDecoder::ComputeSkinMatrix`; headless PPSSPP uses the
+    /// C++ decoder, not the JIT].
+    fn skin_matrix(&self, weights: &[f32; 8]) -> [f32; 12] {
+        let mut s = [0.0f32; 12];
+        for (j, &w) in weights.iter().enumerate().take(self.skin_weights) {
+            if w != 0.0 {
+                let bone = &self.bones[12 * j..12 * j + 12];
+                for (acc, &b) in s.iter_mut().zip(bone) {
+                    *acc += b * w;
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Transform mode: skinning, world/view/projection, lighting (world space),
+/// texgen, fog factor and the secondary colour [PP `TransformUnit::ReadVertex`].
+pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
+    let (pos, mut normal) = if st.skin_weights > 0 {
+        let s = st.skin_matrix(&v.weights);
+        // A vertex without a normal keeps the decoder's reused normal unskinned.
+        (
+            mul43(&s, v.pos),
+            if st.skin_normal { norm43(&s, v.normal) } else { v.normal },
+        )
+    } else {
+        (v.pos, v.normal)
+    };
+    if st.negate_normals {
+        normal = [-normal[0], -normal[1], -normal[2]];
+    }
+    let mut world_pos = [0.0; 3];
+    let clip = if st.clip_from_world {
+        world_pos = mul43(&st.world, pos);
+        mul44(&st.clip_matrix, world_pos)
+    } else {
+        mul44(&st.clip_matrix, pos)
+    };
+    // [PP `Dot43` SSE4 path]: (a·x + b·y) + (c·z + d·1).
+    let f = &st.fog;
+    let fog = if st.fog_enabled {
+        (f[0] * pos[0] + f[1] * pos[1]) + (f[2] * pos[2] + f[3] * 1.0)
+    } else {
+        1.0
+    };
+    let world_normal = if st.uses_world_normal {
+        normalize_or_001(norm43(&st.world, normal)).0
+    } else {
+        [0.0, 0.0, 1.0]
+    };
+    let stq = match st.texgen {
+        TexGen::Uv { scale, offset } => [v.uv[0] * scale[0] + offset[0], v.uv[1] * scale[1] + offset[1], 1.0],
+        TexGen::Matrix(src) => {
+            let source = match src {
+                ProjSource::Position => pos,
+                ProjSource::Uv => [v.uv[0], v.uv[1], 0.0],
+                // No (0, 0, 1) fallback here [PP `ReadVertex` GE_PROJMAP_NORMALIZED_NORMAL].
+                ProjSource::NormalizedNormal => normalized_approx(normal),
+                ProjSource::Normal => normal,
+            };
+            mul43(&st.tgen, source)
+        }
+        TexGen::EnvMap { light_dirs } => [
+            (dot3(light_dirs[0], world_normal) + 1.0) / 2.0,
+            (dot3(light_dirs[1], world_normal) + 1.0) / 2.0,
+            1.0,
+        ],
+    };
+    let (color0, color1) = match &st.light {
+        Some(l) => l.light(v.color, world_pos, world_normal),
+        None => (v.color, [0; 3]),
+    };
+    ClipVertex {
+        clip,
+        stq,
+        color0,
+        color1,
+        fog,
+    }
+}
+
+/// Through mode: x, y → 12.4 by truncation, z as an unsigned 16-bit value, w = 1,
+/// s, t in texels as decoded, colours as decoded; no matrices, OFFSET, lighting or fog
+/// [PP `ReadVertex` through branch; ge-reference §4.2].
+pub fn through_vertex(_st: &TransformState, v: &Vertex) -> ScreenVertex {
+    ScreenVertex {
+        x: SubPixel(cvtt(v.pos[0] * 16.0)),
+        y: SubPixel(cvtt(v.pos[1] * 16.0)),
+        z: cvtt_u16(v.pos[2]) as f32,
+        w: 1.0,
+        s: v.uv[0],
+        t: v.uv[1],
+        q: 1.0,
+        color0: v.color,
+        // Through mode never has a secondary colour [PP `ReadVertex`].
+        color1: [0; 3],
+        fog: 1.0,
+    }
+}
+
+/// Viewport mapping without the range verdict; see [`project`].
+pub fn to_screen(st: &TransformState, c: &ClipVertex) -> ScreenVertex {
+    project(st, c, false).0
+}
+
+/// x_s = c.x·XSCALE/w + XCENTER (likewise y, z); X16 = trunc(16·x_s + 0.375 − OFFSETX)
+/// computed in float; z truncated to u16. Also returns whether the vertex is outside
+/// the drawable range, which rejects its whole primitive.
+///
+/// `always_check`: PPSSPP skips the x/y range check for a vertex with z ≤ −w when depth
+/// clamping is on, except for vertices made by clipping [PP `ClipToScreenInternal`
+/// `alwaysCheckRange`].
+#[allow(clippy::manual_range_contains)] // explicit comparisons keep PPSSPP's NaN behaviour
+pub fn project(st: &TransformState, c: &ClipVertex, always_check: bool) -> (ScreenVertex, bool) {
+    let [cx, cy, cz, cw] = c.clip;
+    let sx = cx * st.scale[0] / cw + st.center[0];
+    let sy = cy * st.scale[1] / cw + st.center[1];
+    let mut sz = cz * st.scale[2] / cw + st.center[2];
+    // PPSSPP's bound; hardware draws a vertex at ≈4096.0 that this rejects
+    // [HW `clipping/guardband` "Flat at edge" vs PP `SCREEN_BOUND`].
+    const BOUND: f32 = 4095.0 + 15.5 / 16.0;
+    let mut outside = false;
+    if st.depth_clamp {
+        if (always_check || cz > -cw) && (sx >= BOUND || sy >= BOUND || sx < 0.0 || sy < 0.0) {
+            outside = true;
+        }
+        sz = sz.clamp(0.0, 65535.0); // NaN stays NaN, as in PPSSPP
+    } else if sx > BOUND || sy >= BOUND || sx < 0.0 || sy < 0.0 || sz < 0.0 || sz >= 65536.0 {
+        // Note the asymmetric `>` for x [PP `ClipToScreenInternal<false, ...>`]; NaN
+        // coordinates are not flagged (every comparison is false).
+        outside = true;
+    }
+    let x = cvtt(sx * 16.0 + 0.375 - st.offset[0] as f32);
+    let y = cvtt(sy * 16.0 + 0.375 - st.offset[1] as f32);
+    // PPSSPP truncates depth to an integer; the hardware does not (its rule is still
+    // unknown) [HW `depth/precision`, ge-reference §4.3].
+    let z = cvtt_u16(sz) as f32;
+    let sv = ScreenVertex {
+        x: SubPixel(x),
+        y: SubPixel(y),
+        z,
+        w: cw,
+        s: c.stq[0],
+        t: c.stq[1],
+        q: c.stq[2],
+        color0: c.color0,
+        color1: c.color1,
+        fog: c.fog,
+    };
+    (sv, outside)
+}

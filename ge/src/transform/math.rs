@@ -1,0 +1,244 @@
+//! Float helpers that reproduce PPSSPP's x86-64 (SSE/SSE4.1) arithmetic bit for bit:
+//! the exact order of additions in its matrix and dot products, its length-based
+//! normalisation, the approximate `RSQRTPS` normalisation, and `CVTTSS2SI`'s
+//! out-of-range result. Nothing here allocates or panics.
+//!
+//! Matrix layouts follow the GE: a 4x3 matrix is four 3-float columns (X, Y, Z axes,
+//! translation), a 4x4 matrix is four 4-float columns.
+
+/// `CVTTSS2SI`: truncation toward zero; NaN and values outside i32 give `i32::MIN`
+/// (the x86 "integer indefinite"), which is what C++ `(int)f` does on x86-64.
+#[inline]
+pub(crate) fn cvtt(f: f32) -> i32 {
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&f) {
+        f as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// C++ `(u16)f` on x86-64: `CVTTSS2SI` to 32 bits, then the low 16 bits.
+#[inline]
+pub(crate) fn cvtt_u16(f: f32) -> u16 {
+    cvtt(f) as u16
+}
+
+/// 4x3 matrix times (v, 1): `(c0·x + c1·y) + (c2·z + c3)` per row
+/// [PP `Math3D.h` `Vec3ByMatrix43Internal` SSE path].
+#[inline]
+pub(crate) fn mul43(m: &[f32; 12], v: [f32; 3]) -> [f32; 3] {
+    let mut o = [0.0; 3];
+    for (i, out) in o.iter_mut().enumerate() {
+        *out = (m[i] * v[0] + m[3 + i] * v[1]) + (m[6 + i] * v[2] + m[9 + i]);
+    }
+    o
+}
+
+/// 4x3 matrix times (v, 0): `(c0·x + c1·y) + c2·z` [PP `Norm3ByMatrix43Internal` SSE path].
+#[inline]
+pub(crate) fn norm43(m: &[f32; 12], v: [f32; 3]) -> [f32; 3] {
+    let mut o = [0.0; 3];
+    for (i, out) in o.iter_mut().enumerate() {
+        *out = (m[i] * v[0] + m[3 + i] * v[1]) + m[6 + i] * v[2];
+    }
+    o
+}
+
+/// 4x4 matrix times (v, 1): `(c0·x + c1·y) + (c2·z + c3)` [PP `Vec3ByMatrix44Internal` SSE path].
+#[inline]
+pub(crate) fn mul44(m: &[f32; 16], v: [f32; 3]) -> [f32; 4] {
+    let mut o = [0.0; 4];
+    for (i, out) in o.iter_mut().enumerate() {
+        *out = (m[i] * v[0] + m[4 + i] * v[1]) + (m[8 + i] * v[2] + m[12 + i]);
+    }
+    o
+}
+
+/// A 4x3 matrix widened to 4x4 (fourth row 0, 0, 0, 1) [PP `ConvertMatrix4x3To4x4`].
+pub(crate) fn widen43(m: &[f32; 12]) -> [f32; 16] {
+    let mut o = [0.0; 16];
+    for c in 0..4 {
+        o[4 * c] = m[3 * c];
+        o[4 * c + 1] = m[3 * c + 1];
+        o[4 * c + 2] = m[3 * c + 2];
+    }
+    o[15] = 1.0;
+    o
+}
+
+/// The matrix that applies `first`, then `then` (`then · first`), with PPSSPP's SSE
+/// summation order `((t0·f0 + t1·f1) + t2·f2) + t3·f3` per element
+/// [PP `Math3D.h` `Matrix4ByMatrix4(out, first, then)`, `fast_matrix_mul_4x4` SSE2].
+pub(crate) fn then44(first: &[f32; 16], then: &[f32; 16]) -> [f32; 16] {
+    let mut o = [0.0; 16];
+    for c in 0..4 {
+        let f = &first[4 * c..4 * c + 4];
+        for r in 0..4 {
+            o[4 * c + r] = ((then[r] * f[0] + then[4 + r] * f[1]) + then[8 + r] * f[2]) + then[12 + r] * f[3];
+        }
+    }
+    o
+}
+
+/// `(a0·b0 + a1·b1) + a2·b2` [PP `Lighting.cpp` `Dot33` SSE path, `Math3D.h` `Dot`].
+#[inline]
+pub(crate) fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
+    (a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]
+}
+
+/// `sqrt(x² + (y² + z²))` [PP `Math3D.cpp` `Vec3<float>::Length` SSE path].
+#[inline]
+pub(crate) fn length(v: [f32; 3]) -> f32 {
+    (v[0] * v[0] + (v[1] * v[1] + v[2] * v[2])).sqrt()
+}
+
+/// Divides by the length; a zero vector becomes (x, y, 1). Returns the vector and the
+/// length [PP `Vec3<float>::NormalizeOr001`].
+#[inline]
+pub(crate) fn normalize_or_001(v: [f32; 3]) -> ([f32; 3], f32) {
+    let len = length(v);
+    if len == 0.0 {
+        ([v[0], v[1], 1.0], len)
+    } else {
+        ([v[0] / len, v[1] / len, v[2] / len], len)
+    }
+}
+
+/// Divides by the length, whatever it is [PP `Vec3<float>::Normalize`].
+#[inline]
+pub(crate) fn normalize(v: [f32; 3]) -> [f32; 3] {
+    let len = length(v);
+    [v[0] / len, v[1] / len, v[2] / len]
+}
+
+/// Intel's `RSQRTSS`/`RSQRTPS` approximation, bit-exact with the tables Bochs uses
+/// (`cpu/sse_rcp.cc`), which this formula reproduces entry for entry: the top 10
+/// fraction bits select an interval whose midpoint `1.f` (times 2 for an even biased
+/// exponent) gives `2/sqrt(·)` rounded to 12 fraction bits. AMD CPUs use a different
+/// approximation; guess: the reference images were made on an Intel CPU.
+pub(crate) fn rsqrt_approx(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let sign = bits >> 31;
+    let exp = ((bits >> 23) & 0xFF) as i32;
+    let frac = bits & 0x7F_FFFF;
+    if exp == 0 {
+        // Zero and denormals (treated as zero): infinity of the same sign.
+        return f32::from_bits((sign << 31) | 0x7F80_0000);
+    }
+    if exp == 0xFF {
+        if frac != 0 {
+            return f32::from_bits(bits | 0x0040_0000);
+        }
+        return if sign == 0 { 0.0 } else { f32::from_bits(0xFFC0_0000) };
+    }
+    if sign != 0 {
+        return f32::from_bits(0xFFC0_0000);
+    }
+    let idx = (frac >> 13) as f64;
+    let mut mid = 1.0 + (2.0 * idx + 1.0) / 2048.0;
+    if exp & 1 == 0 {
+        mid *= 2.0;
+    }
+    let m = ((2.0 / mid.sqrt() - 1.0) * 4096.0).round() as u32;
+    let out_exp = (0x7E - ((exp - 0x7F) >> 1)) as u32;
+    f32::from_bits((out_exp << 23) | (m << 11))
+}
+
+/// `v · rsqrt((x² + y²) + z²)` with SSE4.1 `DPPS` + `RSQRTPS`
+/// [PP `Math3D.cpp` `Vec3<float>::Normalized(useSSE4 = true)`].
+#[inline]
+pub(crate) fn normalized_approx(v: [f32; 3]) -> [f32; 3] {
+    let k = rsqrt_approx((v[0] * v[0] + v[1] * v[1]) + (v[2] * v[2] + 0.0));
+    [v[0] * k, v[1] * k, v[2] * k]
+}
+
+/// [`normalized_approx`], then every lane that is NaN (in the result or the input)
+/// is replaced by the matching lane of (0, 0, 1) [PP `Vec3<float>::NormalizedOr001` SSE path].
+#[inline]
+pub(crate) fn normalized_or_001_approx(v: [f32; 3]) -> [f32; 3] {
+    let r = normalized_approx(v);
+    let fallback = [0.0, 0.0, 1.0];
+    let mut o = [0.0; 3];
+    for i in 0..3 {
+        o[i] = if r[i].is_nan() || v[i].is_nan() {
+            fallback[i]
+        } else {
+            r[i]
+        };
+    }
+    o
+}
+
+/// `pow` as PPSSPP's lighting uses it: exponent ≤ 0 gives 1, a non-positive base is
+/// returned unchanged [PP `Lighting.cpp` `pspLightPow`]. Computed in double and rounded,
+/// guess: matches the C library's float `pow` used by the reference build.
+#[inline]
+pub(crate) fn light_pow(v: f32, e: f32) -> f32 {
+    if e <= 0.0 {
+        return 1.0;
+    }
+    if v > 0.0 {
+        return (v as f64).powf(e as f64) as f32;
+    }
+    v
+}
+
+/// NaN or infinity (exponent all ones) [PP `my_isnanorinf`].
+#[inline]
+pub(crate) fn is_nan_or_inf(f: f32) -> bool {
+    f.to_bits() & 0x7F80_0000 == 0x7F80_0000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rsqrt_matches_known_intel_values() {
+        // Intel RSQRTSS(1.0) = 0x3F7FF000, (4.0) = 0x3EFFF000, (2.0) = 0x3F34F800.
+        assert_eq!(rsqrt_approx(1.0).to_bits(), 0x3F7F_F000);
+        assert_eq!(rsqrt_approx(4.0).to_bits(), 0x3EFF_F000);
+        assert_eq!(rsqrt_approx(2.0).to_bits(), 0x3F34_F800);
+        assert_eq!(rsqrt_approx(0.0), f32::INFINITY);
+        assert_eq!(rsqrt_approx(f32::INFINITY), 0.0);
+        assert!(rsqrt_approx(-1.0).is_nan());
+    }
+
+    #[test]
+    fn rsqrt_within_architectural_bound() {
+        let mut x = 1.0e-30f32;
+        while x < 1.0e30 {
+            let want = 1.0 / (x as f64).sqrt();
+            let got = rsqrt_approx(x) as f64;
+            assert!(((got - want) / want).abs() <= 1.5 / 4096.0, "{x}");
+            x *= 1.37;
+        }
+    }
+
+    #[test]
+    fn cvtt_is_x86() {
+        assert_eq!(cvtt(-1.9), -1);
+        assert_eq!(cvtt(1.0e10), i32::MIN);
+        assert_eq!(cvtt(f32::NAN), i32::MIN);
+        assert_eq!(cvtt_u16(70000.0), 4464);
+        assert_eq!(cvtt_u16(-5.0), 65531);
+    }
+
+    #[test]
+    fn zero_vector_normalises_to_z() {
+        assert_eq!(normalized_or_001_approx([0.0; 3]), [0.0, 0.0, 1.0]);
+        assert_eq!(normalize_or_001([0.0; 3]), ([0.0, 0.0, 1.0], 0.0));
+        assert_eq!(normalize_or_001([3.0, 0.0, 4.0]).0, [0.6, 0.0, 0.8]);
+    }
+
+    #[test]
+    fn then44_composes_in_order() {
+        // first: translate x by 1; then: scale x by 2 => x' = 2(x+1).
+        let mut t = crate::regs::IDENTITY_4X4;
+        t[12] = 1.0;
+        let mut s = crate::regs::IDENTITY_4X4;
+        s[0] = 2.0;
+        let m = then44(&t, &s);
+        assert_eq!(mul44(&m, [3.0, 0.0, 0.0]), [8.0, 0.0, 0.0, 1.0]);
+    }
+}
