@@ -134,17 +134,6 @@ pub fn fb_target(regs: &Regs) -> FbTarget {
     }
 }
 
-/// Screen cross product in PPSSPP `BinManager::AddTriangle` form; triangles with a
-/// negative value are dropped, as are triangles collapsed onto one axis.
-fn keeps_winding(v0: &ScreenVertex, v1: &ScreenVertex, v2: &ScreenVertex) -> bool {
-    let d01 = (v0.x.0 - v1.x.0, v0.y.0 - v1.y.0);
-    let d02 = (v0.x.0 - v2.x.0, v0.y.0 - v2.y.0);
-    if (d01.0 as i64) * (d02.1 as i64) - (d01.1 as i64) * (d02.0 as i64) < 0 {
-        return false;
-    }
-    !((d01.0 == 0 && d02.0 == 0) || (d01.1 == 0 && d02.1 == 0))
-}
-
 impl Ge {
     /// The current draw state, rebuilt only when registers or the CLUT changed.
     fn current_state(&mut self, through: bool) -> Arc<DrawState> {
@@ -431,46 +420,22 @@ impl Emitter<'_> {
     }
 
     /// One triangle; `provoking` indexes the vertex whose colour flat shading uses.
+    /// The clipper applies PPSSPP's `SendTriangle` orders and winding test.
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize) {
+        let mut out = std::mem::take(&mut self.ctx.tris);
+        out.clear();
         if self.through {
-            let mut s = [v[0].screen, v[1].screen, v[2].screen];
-            if self.flat {
-                let p = s[provoking];
-                for x in s.iter_mut() {
-                    x.color0 = p.color0;
-                    x.color1 = p.color1;
-                }
-            }
-            // PPSSPP `SendTriangle`: cull off submits both orders; the rasterizer keeps
-            // the one with a non-negative cross product.
-            let orders: &[[usize; 3]] = match cull {
-                CullMode::None => &[[0, 1, 2], [2, 1, 0]],
-                CullMode::Clockwise => &[[2, 1, 0]],
-                CullMode::CounterClockwise => &[[0, 1, 2]],
-            };
-            for o in orders {
-                let t = [s[o[0]], s[o[1]], s[o[2]]];
-                if keeps_winding(&t[0], &t[1], &t[2]) {
-                    self.push(Shape::Triangle(t));
-                }
-            }
+            let s = [v[0].screen, v[1].screen, v[2].screen];
+            let prov = self.flat.then_some(&s[provoking]);
+            clip::screen_triangles(&s, prov, cull, &mut out);
         } else {
-            let mut c = [v[0].clip, v[1].clip, v[2].clip];
-            if self.flat {
-                let p = c[provoking];
-                for x in c.iter_mut() {
-                    x.color0 = p.color0;
-                    x.color1 = p.color1;
-                }
-            }
-            let mut out = std::mem::take(&mut self.ctx.tris);
-            out.clear();
-            clip::clip_triangle(self.ts, [&c[0], &c[1], &c[2]], cull, &mut out);
-            for t in &out {
-                self.push(Shape::Triangle(*t));
-            }
-            self.ctx.tris = out;
+            let prov = self.flat.then_some(&v[provoking].clip);
+            clip::clip_triangle_shaded(self.ts, [&v[0].clip, &v[1].clip, &v[2].clip], prov, cull, &mut out);
         }
+        for t in &out {
+            self.push(Shape::Triangle(*t));
+        }
+        self.ctx.tris = out;
     }
 
     fn rectangle(&mut self, a: &AsmVertex, b: &AsmVertex) {
