@@ -432,7 +432,15 @@ impl Emitter<'_> {
             let prov = self.flat.then_some(&v[provoking].clip);
             clip::clip_triangle_shaded(self.ts, [&v[0].clip, &v[1].clip, &v[2].clip], prov, cull, &mut out);
         }
-        for t in &out {
+        for t in out.iter_mut() {
+            if self.flat {
+                // The rasterizer draws flat triangles in the third vertex's colour; equal
+                // colours take PPSSPP's flat path too (`DrawTriangleSlice` flatColor0).
+                for k in 0..2 {
+                    t[k].color0 = t[2].color0;
+                    t[k].color1 = t[2].color1;
+                }
+            }
             self.push(Shape::Triangle(*t));
         }
         self.ctx.tris = out;
