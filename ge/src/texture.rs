@@ -179,6 +179,11 @@ impl TextureState {
         }
     }
 
+    /// Slope-mode LOD: the sampler needs the clip w ([`sample_quad_w`]).
+    pub fn needs_w(&self) -> bool {
+        self.lod_mode == LodMode::Slope
+    }
+
     /// Fragment s, t to normalised coordinates (divides by the level-0 size in through mode).
     #[inline]
     pub fn normalise(&self, s: f32, t: f32) -> (f32, f32) {
@@ -288,6 +293,23 @@ fn stage(st: &TextureState, f: &Fragment, texel: Option<[u8; 4]>) -> [u8; 4] {
 /// clamped (§11).
 pub fn texture_function(st: &TextureState, prim: [u8; 4], secondary: [u8; 3], texel: [u8; 4]) -> [u8; 4] {
     func::add_secondary(func::apply(&st.func, prim, texel), secondary)
+}
+
+/// One texel at integer coordinates with no wrap, clamp or filtering (PPSSPP's
+/// `SampleFetch`). PPSSPP's 1:1 through-mode sprite fast path (`RasterizerRectangle.cpp`
+/// `RectangleFastPath`/`DrawSprite`) reads texels this way; an invalid address gives 0
+/// [PP SamplerX86.cpp CompileFetch].
+pub fn fetch_texel(st: &TextureState, mem: &Memory, level: usize, u: u32, v: u32) -> [u8; 4] {
+    if st.levels.get(level).map_or(true, |l| !l.valid) && !matches!(st.format, TexFormat::Invalid(_)) {
+        return [0; 4];
+    }
+    let l = st.level(mem, level);
+    macro_rules! run {
+        ($f:ty) => {
+            <$f>::texel(&l.src, u, v)
+        };
+    }
+    dispatch_format!(st.format, run)
 }
 
 /// Decode a whole level to RGBA8 rows (row-major, width × height). Sizes are capped at 512

@@ -26,7 +26,14 @@ pub fn cvtt(x: f32) -> i32 {
 /// x86 `CVTPS2DQ` with round-to-nearest-even; NaN or out of range -> `i32::MIN`.
 #[inline]
 pub fn cvt_rne(x: f32) -> i32 {
-    let r = x.round_ties_even();
+    // Below 2^22 in magnitude, adding and removing 1.5·2^23 rounds to nearest even in
+    // hardware (avoids a libm call); larger values use the library routine.
+    const MAGIC: f32 = 12582912.0;
+    let r = if x.abs() < 4194304.0 {
+        (x + MAGIC) - MAGIC
+    } else {
+        x.round_ties_even()
+    };
     if (-2147483648.0..2147483648.0).contains(&r) {
         r as i32
     } else {
@@ -89,33 +96,40 @@ pub fn nearest<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     F::texel(&l.src, l.u.nearest(s), l.v.nearest(t))
 }
 
+/// RGBA8 spread into four 16-bit lanes of a u64, for SWAR blending: every intermediate
+/// below stays under 2^16, so lanes never carry into each other.
+#[inline]
+fn spread(c: [u8; 4]) -> u64 {
+    c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | (c[3] as u64) << 48
+}
+
+#[inline]
+fn pack(x: u64) -> [u8; 4] {
+    [x as u8, (x >> 16) as u8, (x >> 32) as u8, (x >> 48) as u8]
+}
+
 /// Bilinear with 4-bit weights: `((c00(16−fu) + c10·fu)(16−fv) + (c01(16−fu) + c11·fu)·fv) >> 8`
-/// [PP Sampler.cpp SampleLinearLevel; SamplerX86.cpp Jit_BlendQuad].
+/// [PP Sampler.cpp SampleLinearLevel; SamplerX86.cpp Jit_BlendQuad]. Each lane peaks at
+/// 255·256 = 65280.
 #[inline]
 pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     let (u0, u1, fu) = l.u.linear(s);
     let (v0, v1, fv) = l.v.linear(t);
-    let c00 = F::texel(&l.src, u0, v0);
-    let c10 = F::texel(&l.src, u1, v0);
-    let c01 = F::texel(&l.src, u0, v1);
-    let c11 = F::texel(&l.src, u1, v1);
-    let mut out = [0u8; 4];
-    for i in 0..4 {
-        let top = c00[i] as u32 * (16 - fu) + c10[i] as u32 * fu;
-        let bot = c01[i] as u32 * (16 - fu) + c11[i] as u32 * fu;
-        out[i] = ((top * (16 - fv) + bot * fv) >> 8) as u8;
-    }
-    out
+    let c00 = spread(F::texel(&l.src, u0, v0));
+    let c10 = spread(F::texel(&l.src, u1, v0));
+    let c01 = spread(F::texel(&l.src, u0, v1));
+    let c11 = spread(F::texel(&l.src, u1, v1));
+    let (fu, fv) = (fu as u64, fv as u64);
+    let top = c00 * (16 - fu) + c10 * fu;
+    let bot = c01 * (16 - fu) + c11 * fu;
+    pack((top * (16 - fv) + bot * fv) >> 8)
 }
 
 /// Blend two mip levels: `(c0(16−f) + c1·f) >> 4` [PP SampleLinear/SampleNearest levelFrac].
 #[inline]
 pub fn mip_blend(c0: [u8; 4], c1: [u8; 4], f: u32) -> [u8; 4] {
-    let mut out = [0u8; 4];
-    for i in 0..4 {
-        out[i] = ((c0[i] as u32 * (16 - f) + c1[i] as u32 * f) >> 4) as u8;
-    }
-    out
+    let f = f as u64 & 15;
+    pack((spread(c0) * (16 - f) + spread(c1) * f) >> 4)
 }
 
 #[cfg(test)]
@@ -132,6 +146,11 @@ mod tests {
         assert_eq!(cvt_rne(3.5), 4);
         assert_eq!(cvt_rne(-2.5), -2);
         assert_eq!(cvt_rne(f32::INFINITY), i32::MIN);
+        assert_eq!(cvt_rne(f32::NAN), i32::MIN);
+        assert_eq!(cvt_rne(-0.5), 0);
+        assert_eq!(cvt_rne(4194303.5), 4194304);
+        assert_eq!(cvt_rne(4194305.5), 4194306);
+        assert_eq!(cvt_rne(-1.4999999), -1);
     }
 
     #[test]
@@ -169,6 +188,22 @@ mod tests {
         // Rounding, not truncation: s·512 = 143.6 rounds to 144 -> U = 16, weight 1
         // (truncation would give 143 -> U = 15, weight 0).
         assert_eq!(Axis::new(2, false).linear(143.6 / 512.0), (0, 1, 1));
+    }
+
+    #[test]
+    fn swar_bilinear_matches_per_channel_formula() {
+        let cs = [[255, 0, 17, 255], [0, 255, 200, 1], [128, 64, 3, 0], [9, 250, 255, 77]];
+        for fu in 0..16u32 {
+            for fv in 0..16u32 {
+                let x = (spread(cs[0]) * (16 - fu as u64) + spread(cs[1]) * fu as u64) * (16 - fv as u64)
+                    + (spread(cs[2]) * (16 - fu as u64) + spread(cs[3]) * fu as u64) * fv as u64;
+                for ch in 0..4 {
+                    let c = |i: usize| cs[i][ch] as u32;
+                    let want = ((c(0) * (16 - fu) + c(1) * fu) * (16 - fv) + (c(2) * (16 - fu) + c(3) * fu) * fv) >> 8;
+                    assert_eq!(pack(x >> 8)[ch] as u32, want);
+                }
+            }
+        }
     }
 
     #[test]

@@ -133,6 +133,17 @@ fn swizzled_and_linear_address_the_same_texel() {
 }
 
 #[test]
+fn fetch_texel_has_no_wrap() {
+    // 4x1 8888 with bufw 8: texel 5 is beyond the width but inside the row; no wrap to 1.
+    let mut mem = Memory::new();
+    mem.write(BASE + 20, &[1, 2, 3, 4]).unwrap();
+    let st = TextureState::decode(&regs(3, 2, 0, 8), &[0; 1024], true);
+    assert_eq!(fetch_texel(&st, &mem, 0, 5, 0), [1, 2, 3, 4]);
+    assert_eq!(fetch_texel(&st, &mem, 0, 1, 0), [0; 4]);
+    assert_eq!(fetch_texel(&st, &mem, 9, 1, 0), [0; 4]);
+}
+
+#[test]
 fn dxt1_block_addressing() {
     // 8x4 DXT1, bufw 8: blocks at 0 and 8. Second block all colour 1 = 0x001F (B 248).
     let mut mem = Memory::new();
