@@ -300,7 +300,7 @@ pub fn texture_function(st: &TextureState, prim: [u8; 4], secondary: [u8; 3], te
 /// `RectangleFastPath`/`DrawSprite`) reads texels this way; an invalid address gives 0
 /// [PP SamplerX86.cpp CompileFetch].
 pub fn fetch_texel(st: &TextureState, mem: &Memory, level: usize, u: u32, v: u32) -> [u8; 4] {
-    if st.levels.get(level).map_or(true, |l| !l.valid) && !matches!(st.format, TexFormat::Invalid(_)) {
+    if !st.levels.get(level).is_some_and(|l| l.valid) && !matches!(st.format, TexFormat::Invalid(_)) {
         return [0; 4];
     }
     let l = st.level(mem, level);

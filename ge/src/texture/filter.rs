@@ -191,6 +191,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn swar_bilinear_matches_per_channel_formula() {
         let cs = [[255, 0, 17, 255], [0, 255, 200, 1], [128, 64, 3, 0], [9, 250, 255, 77]];
         for fu in 0..16u32 {
