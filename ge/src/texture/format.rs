@@ -238,12 +238,16 @@ impl<'a> LevelSrc<'a> {
     /// Jit_PrepareDataSwizzledOffsets].
     #[inline]
     pub fn offset<const BITS: u32>(&self, u: u32, v: u32) -> u32 {
-        let b = u * BITS / 8;
+        // Wrapping: `fetch_texel` may pass any u, v (the samplers never exceed 511).
+        let b = u.wrapping_mul(BITS) / 8;
         if self.swizzle {
             // 8 rows of bufw·BITS/8 bytes = bufw·BITS bytes per tile row.
-            (v >> 3) * (self.bufw * BITS) + (b >> 4) * 128 + (v & 7) * 16 + (b & 15)
+            (v >> 3)
+                .wrapping_mul(self.bufw * BITS)
+                .wrapping_add((b >> 4).wrapping_mul(128))
+                .wrapping_add((v & 7) * 16 + (b & 15))
         } else {
-            v * (self.bufw * BITS / 8) + b
+            v.wrapping_mul(self.bufw * BITS / 8).wrapping_add(b)
         }
     }
 
@@ -340,7 +344,10 @@ impl Format for FClut32 {
 /// apply to DXT [PP SamplerX86.cpp Jit_GetDXT1Color, Jit_PrepareDataDXTOffsets].
 #[inline]
 fn dxt_block(src: &LevelSrc, u: u32, v: u32, block_bytes: u32) -> u32 {
-    ((v >> 2) * (src.bufw >> 2) + (u >> 2)) * block_bytes
+    (v >> 2)
+        .wrapping_mul(src.bufw >> 2)
+        .wrapping_add(u >> 2)
+        .wrapping_mul(block_bytes)
 }
 
 impl Format for FDxt1 {

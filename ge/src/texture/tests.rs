@@ -141,6 +141,17 @@ fn fetch_texel_has_no_wrap() {
     assert_eq!(fetch_texel(&st, &mem, 0, 5, 0), [1, 2, 3, 4]);
     assert_eq!(fetch_texel(&st, &mem, 0, 1, 0), [0; 4]);
     assert_eq!(fetch_texel(&st, &mem, 9, 1, 0), [0; 4]);
+    // Huge coordinates wrap in the address arithmetic instead of panicking.
+    let _ = fetch_texel(&st, &mem, 0, u32::MAX, u32::MAX);
+    let mut r = regs(8, 2, 2, 0);
+    r.set(op::TEXMODE, 1);
+    let _ = fetch_texel(
+        &TextureState::decode(&r, &[0; 1024], false),
+        &mem,
+        0,
+        u32::MAX,
+        u32::MAX,
+    );
 }
 
 #[test]
