@@ -1,0 +1,215 @@
+//! Texel coordinates, wrap/clamp and the nearest/bilinear filters, as PPSSPP's x86 sampler
+//! JIT computes them (ge-reference.md §10.4–§10.6).
+//!
+//! * Nearest: `u = cvtt(s·(w·256)) >> 8` (truncating conversion, arithmetic shift)
+//!   [PP SamplerX86.cpp Jit_GetTexelCoords: CVTTPS2DQ + PSRAD 8].
+//! * Bilinear: `U = cvt(s·(w·256)) − 128` where the conversion **rounds to nearest even**
+//!   (x86 `CVTPS2DQ` under the default MXCSR), 4-bit weight `(U >> 4) & 15`, texels
+//!   `U >> 8` and `U >> 8 + 1` [PP SamplerX86.cpp Jit_GetTexelCoordsQuad]. PPSSPP's C++
+//!   fallback truncates instead; the references were made by the JIT.
+//! * Out-of-range and NaN conversions give `i32::MIN`, like the SSE instructions.
+//! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
+//!   exceed 511 [HW textures/size; PP constMaxTexel32_].
+
+use super::format::{Format, LevelSrc};
+
+/// x86 `CVTTPS2DQ`: truncate toward zero; NaN or out of range -> `i32::MIN`.
+#[inline]
+pub fn cvtt(x: f32) -> i32 {
+    if (-2147483648.0..2147483648.0).contains(&x) {
+        x as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// x86 `CVTPS2DQ` with round-to-nearest-even; NaN or out of range -> `i32::MIN`.
+#[inline]
+pub fn cvt_rne(x: f32) -> i32 {
+    // Below 2^22 in magnitude, adding and removing 1.5·2^23 rounds to nearest even in
+    // hardware (avoids a libm call); larger values use the library routine.
+    const MAGIC: f32 = 12582912.0;
+    let r = if x.abs() < 4194304.0 {
+        (x + MAGIC) - MAGIC
+    } else {
+        x.round_ties_even()
+    };
+    if (-2147483648.0..2147483648.0).contains(&r) {
+        r as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// Size and addressing mode of one axis of one level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Axis {
+    /// `size · 256` as a float (exact: sizes are powers of two up to 2^15).
+    pub scale: f32,
+    /// `(size − 1) & 511`: the wrap mask and the clamp bound.
+    pub max: i32,
+    pub clamp: bool,
+}
+
+impl Axis {
+    pub fn new(size: u32, clamp: bool) -> Axis {
+        Axis {
+            scale: (size << 8) as f32,
+            max: (size.wrapping_sub(1) & 511) as i32,
+            clamp,
+        }
+    }
+
+    #[inline]
+    pub fn fix(&self, x: i32) -> u32 {
+        if self.clamp {
+            x.min(self.max).max(0) as u32
+        } else {
+            (x & self.max) as u32
+        }
+    }
+
+    /// Nearest texel index for coordinate `s`.
+    #[inline]
+    pub fn nearest(&self, s: f32) -> u32 {
+        self.fix(cvtt(s * self.scale) >> 8)
+    }
+
+    /// Bilinear: (first texel, second texel, 4-bit weight of the second).
+    #[inline]
+    pub fn linear(&self, s: f32) -> (u32, u32, u32) {
+        let x = cvt_rne(s * self.scale).wrapping_sub(128);
+        let i = x >> 8;
+        (self.fix(i), self.fix(i.wrapping_add(1)), ((x >> 4) & 15) as u32)
+    }
+}
+
+/// One level ready to sample: memory, palette and axes.
+pub struct Level<'a> {
+    pub src: LevelSrc<'a>,
+    pub u: Axis,
+    pub v: Axis,
+}
+
+#[inline]
+pub fn nearest<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
+    F::texel(&l.src, l.u.nearest(s), l.v.nearest(t))
+}
+
+/// RGBA8 spread into four 16-bit lanes of a u64, for SWAR blending: every intermediate
+/// below stays under 2^16, so lanes never carry into each other.
+#[inline]
+fn spread(c: [u8; 4]) -> u64 {
+    c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | (c[3] as u64) << 48
+}
+
+#[inline]
+fn pack(x: u64) -> [u8; 4] {
+    [x as u8, (x >> 16) as u8, (x >> 32) as u8, (x >> 48) as u8]
+}
+
+/// Bilinear with 4-bit weights: `((c00(16−fu) + c10·fu)(16−fv) + (c01(16−fu) + c11·fu)·fv) >> 8`
+/// [PP Sampler.cpp SampleLinearLevel; SamplerX86.cpp Jit_BlendQuad]. Each lane peaks at
+/// 255·256 = 65280.
+#[inline]
+pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
+    let (u0, u1, fu) = l.u.linear(s);
+    let (v0, v1, fv) = l.v.linear(t);
+    let c00 = spread(F::texel(&l.src, u0, v0));
+    let c10 = spread(F::texel(&l.src, u1, v0));
+    let c01 = spread(F::texel(&l.src, u0, v1));
+    let c11 = spread(F::texel(&l.src, u1, v1));
+    let (fu, fv) = (fu as u64, fv as u64);
+    let top = c00 * (16 - fu) + c10 * fu;
+    let bot = c01 * (16 - fu) + c11 * fu;
+    pack((top * (16 - fv) + bot * fv) >> 8)
+}
+
+/// Blend two mip levels: `(c0(16−f) + c1·f) >> 4` [PP SampleLinear/SampleNearest levelFrac].
+#[inline]
+pub fn mip_blend(c0: [u8; 4], c1: [u8; 4], f: u32) -> [u8; 4] {
+    let f = f as u64 & 15;
+    pack((spread(c0) * (16 - f) + spread(c1) * f) >> 4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_match_sse() {
+        assert_eq!(cvtt(-0.9), 0);
+        assert_eq!(cvtt(-1.5), -1);
+        assert_eq!(cvtt(f32::NAN), i32::MIN);
+        assert_eq!(cvtt(3e9), i32::MIN);
+        assert_eq!(cvt_rne(2.5), 2);
+        assert_eq!(cvt_rne(3.5), 4);
+        assert_eq!(cvt_rne(-2.5), -2);
+        assert_eq!(cvt_rne(f32::INFINITY), i32::MIN);
+        assert_eq!(cvt_rne(f32::NAN), i32::MIN);
+        assert_eq!(cvt_rne(-0.5), 0);
+        assert_eq!(cvt_rne(4194303.5), 4194304);
+        assert_eq!(cvt_rne(4194305.5), 4194306);
+        assert_eq!(cvt_rne(-1.4999999), -1);
+    }
+
+    #[test]
+    fn nearest_coordinates() {
+        // u = trunc(s·w·256) >> 8: 0.49999·4·256 = 511.99 -> 511 -> texel 1.
+        let a = Axis::new(4, false);
+        assert_eq!(a.nearest(0.49999), 1);
+        assert_eq!(a.nearest(0.5), 2);
+        // Slightly negative s wraps to the last texel [HW vertices/texcoords box 19]:
+        // -0.001·16·256 = -4.096 -> -4 >> 8 = -1 -> 15.
+        assert_eq!(Axis::new(16, false).nearest(-0.001), 15);
+        assert_eq!(Axis::new(16, true).nearest(-0.001), 0);
+        assert_eq!(Axis::new(16, true).nearest(7.0), 15);
+    }
+
+    #[test]
+    fn the_511_limit() {
+        // 1024 wide: 0.9·1024 = 921.6 -> 921; clamp -> 511; wrap -> 921 & 511 = 409.
+        assert_eq!(Axis::new(1024, true).nearest(0.9), 511);
+        assert_eq!(Axis::new(1024, false).nearest(0.9), 409);
+        assert_eq!(Axis::new(1 << 15, false).max, 511);
+        assert_eq!(Axis::new(512, true).nearest(0.9999), 511);
+        assert_eq!(Axis::new(512, false).nearest(1.5), 256);
+    }
+
+    #[test]
+    fn bilinear_coordinates() {
+        // w = 2, s = 0.28125: 144 - 128 = 16 -> texels 0 and 1, weight 1.
+        assert_eq!(Axis::new(2, true).linear(0.28125), (0, 1, 1));
+        // Half-texel offset: s at texel centre 0.25 (w = 2) -> U = 0, weight 0.
+        assert_eq!(Axis::new(2, false).linear(0.25), (0, 1, 0));
+        // s = 0 -> U = -128 -> texels -1 (wraps to 1) and 0, weight 8.
+        assert_eq!(Axis::new(2, false).linear(0.0), (1, 0, 8));
+        assert_eq!(Axis::new(2, true).linear(0.0), (0, 0, 8));
+        // Rounding, not truncation: s·512 = 143.6 rounds to 144 -> U = 16, weight 1
+        // (truncation would give 143 -> U = 15, weight 0).
+        assert_eq!(Axis::new(2, false).linear(143.6 / 512.0), (0, 1, 1));
+    }
+
+    #[test]
+    #[allow(clippy::needless_range_loop)]
+    fn swar_bilinear_matches_per_channel_formula() {
+        let cs = [[255, 0, 17, 255], [0, 255, 200, 1], [128, 64, 3, 0], [9, 250, 255, 77]];
+        for fu in 0..16u32 {
+            for fv in 0..16u32 {
+                let x = (spread(cs[0]) * (16 - fu as u64) + spread(cs[1]) * fu as u64) * (16 - fv as u64)
+                    + (spread(cs[2]) * (16 - fu as u64) + spread(cs[3]) * fu as u64) * fv as u64;
+                for ch in 0..4 {
+                    let c = |i: usize| cs[i][ch] as u32;
+                    let want = ((c(0) * (16 - fu) + c(1) * fu) * (16 - fv) + (c(2) * (16 - fu) + c(3) * fu) * fv) >> 8;
+                    assert_eq!(pack(x >> 8)[ch] as u32, want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mip_blend_weights() {
+        assert_eq!(mip_blend([255, 0, 16, 32], [0, 255, 16, 0], 8), [127, 127, 16, 16]);
+        assert_eq!(mip_blend([255; 4], [0; 4], 0), [255; 4]);
+    }
+}

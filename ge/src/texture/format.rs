@@ -1,0 +1,438 @@
+//! Texel storage: texture and palette formats, colour expansion, buffer widths, linear and
+//! swizzled addressing, the CLUT index transform, and one texel fetch per format.
+//!
+//! Every format is a zero-sized type implementing [`Format`], so the samplers in
+//! `filter.rs` are monomorphised per format: the format is matched once per quad, never
+//! per texel (ge-reference.md §10.1–§10.3).
+
+use super::dxt;
+use crate::mem::{Memory, Region};
+
+/// TEXFORMAT (0xC3) bits 0–3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexFormat {
+    Rgb565,
+    Rgba5551,
+    Rgba4444,
+    Rgba8888,
+    Clut4,
+    Clut8,
+    Clut16,
+    Clut32,
+    Dxt1,
+    Dxt3,
+    Dxt5,
+    /// 11–15: PPSSPP's sampler returns texel 0 for these [PP Sampler.cpp SampleNearest default].
+    Invalid(u8),
+}
+
+impl TexFormat {
+    pub fn from_bits(v: u32) -> TexFormat {
+        match v & 0xF {
+            0 => TexFormat::Rgb565,
+            1 => TexFormat::Rgba5551,
+            2 => TexFormat::Rgba4444,
+            3 => TexFormat::Rgba8888,
+            4 => TexFormat::Clut4,
+            5 => TexFormat::Clut8,
+            6 => TexFormat::Clut16,
+            7 => TexFormat::Clut32,
+            8 => TexFormat::Dxt1,
+            9 => TexFormat::Dxt3,
+            10 => TexFormat::Dxt5,
+            n => TexFormat::Invalid(n as u8),
+        }
+    }
+
+    /// Bits per texel (DXT: per texel of a 4x4 block); 0 for invalid formats
+    /// [PP TextureDecoder.cpp textureBitsPerPixel].
+    pub fn bits_per_texel(self) -> u32 {
+        match self {
+            TexFormat::Rgb565 | TexFormat::Rgba5551 | TexFormat::Rgba4444 | TexFormat::Clut16 => 16,
+            TexFormat::Rgba8888 | TexFormat::Clut32 => 32,
+            TexFormat::Clut4 | TexFormat::Dxt1 => 4,
+            TexFormat::Clut8 | TexFormat::Dxt3 | TexFormat::Dxt5 => 8,
+            TexFormat::Invalid(_) => 0,
+        }
+    }
+
+    pub fn is_clut(self) -> bool {
+        matches!(
+            self,
+            TexFormat::Clut4 | TexFormat::Clut8 | TexFormat::Clut16 | TexFormat::Clut32
+        )
+    }
+
+    /// Row stride in texels from a TEXBUFWIDTH argument: bits 0–10 rounded down to whole
+    /// 16-byte units (DXT: not rounded); 0 becomes 16 bytes' worth
+    /// [PP TextureDecoder.cpp GetTextureBufw; ppdmp-format.md §7].
+    pub fn bufw(self, texbufwidth: u32) -> u32 {
+        let bits = self.bits_per_texel();
+        if bits == 0 {
+            return 0;
+        }
+        let mask = match self {
+            TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5 => 0x7FF,
+            _ => 0x7FF & !(128 / bits - 1),
+        };
+        match texbufwidth & mask {
+            0 => 128 / bits,
+            b => b,
+        }
+    }
+}
+
+/// CLUTFORMAT (0xC5) bits 0–1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClutFormat {
+    Rgb565,
+    Rgba5551,
+    Rgba4444,
+    Rgba8888,
+}
+
+impl ClutFormat {
+    pub fn from_bits(v: u32) -> ClutFormat {
+        match v & 3 {
+            0 => ClutFormat::Rgb565,
+            1 => ClutFormat::Rgba5551,
+            2 => ClutFormat::Rgba4444,
+            _ => ClutFormat::Rgba8888,
+        }
+    }
+
+    /// Decode the 1 KiB CLUT cache into RGBA entries (512 for 16-bit, 256 for 32-bit).
+    pub fn decode_palette(self, clut: &[u8; 1024]) -> Vec<[u8; 4]> {
+        match self {
+            ClutFormat::Rgba8888 => clut.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect(),
+            _ => clut
+                .chunks_exact(2)
+                .map(|c| {
+                    let v = u16::from_le_bytes([c[0], c[1]]);
+                    match self {
+                        ClutFormat::Rgb565 => rgb565(v),
+                        ClutFormat::Rgba5551 => rgba5551(v),
+                        _ => rgba4444(v),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// 5-bit to 8-bit by bit replication [PP SamplerX86.cpp Jit_Decode5650 "Expand 5 -> 8"].
+#[inline]
+fn x5(v: u16) -> u8 {
+    let v = (v & 31) as u8;
+    (v << 3) | (v >> 2)
+}
+
+/// 5650 texel/palette entry, R in the low bits; alpha 255.
+#[inline]
+pub fn rgb565(v: u16) -> [u8; 4] {
+    let g = ((v >> 5) & 63) as u8;
+    [x5(v), (g << 2) | (g >> 4), x5(v >> 11), 255]
+}
+
+/// 5551: the alpha bit becomes 0 or 255.
+#[inline]
+pub fn rgba5551(v: u16) -> [u8; 4] {
+    [x5(v), x5(v >> 5), x5(v >> 10), if v & 0x8000 != 0 { 255 } else { 0 }]
+}
+
+/// 4444: each nibble n becomes n·17.
+#[inline]
+pub fn rgba4444(v: u16) -> [u8; 4] {
+    let n = |s: u16| ((v >> s) & 15) as u8 * 17;
+    [n(0), n(4), n(8), n(12)]
+}
+
+/// The CLUT index transform, decoded once per draw (ge-reference.md §10.2):
+/// `((raw >> shift) & mask) | offset`, with `offset` = start·16 wrapped to 0x1FF (16-bit
+/// palettes) or 0xFF (32-bit) [PP Sampler.cpp TransformClutIndex; the x86 JIT's
+/// Jit_TransformClutIndex(Quad) gives the same result]. With shift 0, mask 0xFF and start 0
+/// this is `raw & 0xFF`, PPSSPP's "simple" case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClutIndex {
+    pub shift: u32,
+    pub mask: u32,
+    pub offset: u32,
+}
+
+impl ClutIndex {
+    pub fn from_clutformat(arg: u32, fmt: ClutFormat) -> ClutIndex {
+        let wrap = if fmt == ClutFormat::Rgba8888 { 0xFF } else { 0x1FF };
+        ClutIndex {
+            shift: (arg >> 2) & 31,
+            mask: (arg >> 8) & 0xFF,
+            offset: (((arg >> 16) & 31) << 4) & wrap,
+        }
+    }
+
+    #[inline]
+    pub fn apply(&self, raw: u32) -> u32 {
+        ((raw >> self.shift) & self.mask) | self.offset
+    }
+}
+
+/// Where one mip level's texels come from, resolved once per quad.
+pub struct LevelSrc<'a> {
+    /// Bytes from the level's base to the end of its memory region.
+    pub data: &'a [u8],
+    pub base: u32,
+    pub mem: &'a Memory,
+    /// Row stride in texels.
+    pub bufw: u32,
+    pub swizzle: bool,
+    pub palette: &'a [[u8; 4]],
+    pub clut: ClutIndex,
+    /// 16·level for CLUT4 with separate per-mip palettes, else 0 [PP Sampler.cpp LookupColor].
+    pub clut_level: u32,
+}
+
+impl<'a> LevelSrc<'a> {
+    pub fn new(
+        mem: &'a Memory,
+        base: u32,
+        bufw: u32,
+        swizzle: bool,
+        palette: &'a [[u8; 4]],
+        clut: ClutIndex,
+        clut_level: u32,
+    ) -> Self {
+        LevelSrc {
+            data: mem.tail(base),
+            base,
+            mem,
+            bufw,
+            swizzle,
+            palette,
+            clut,
+            clut_level,
+        }
+    }
+
+    /// `N` bytes at byte offset `off`. Past the end of the region the bytes are read through
+    /// the address map (a VRAM read runs on into the mirror like PPSSPP's raw pointer);
+    /// unmapped bytes are 0.
+    #[inline]
+    pub fn bytes<const N: usize>(&self, off: u32) -> [u8; N] {
+        let o = off as usize;
+        match self
+            .data
+            .get(o..o.wrapping_add(N))
+            .and_then(|s| <[u8; N]>::try_from(s).ok())
+        {
+            Some(b) => b,
+            None => {
+                let mut b = [0u8; N];
+                self.mem.read_wrapping(self.base.wrapping_add(off), &mut b);
+                b
+            }
+        }
+    }
+
+    /// Byte offset of texel (u, v) for a `BITS`-bit format (u, v already wrapped/clamped to
+    /// 0..=511). Swizzled textures are stored in 16-byte x 8-row tiles
+    /// (ge-reference.md §10.3) [PP SamplerX86.cpp Jit_GetTexDataSwizzled(4),
+    /// Jit_PrepareDataSwizzledOffsets].
+    #[inline]
+    pub fn offset<const BITS: u32>(&self, u: u32, v: u32) -> u32 {
+        // Wrapping: `fetch_texel` may pass any u, v (the samplers never exceed 511).
+        let b = u.wrapping_mul(BITS) / 8;
+        if self.swizzle {
+            // 8 rows of bufw·BITS/8 bytes = bufw·BITS bytes per tile row.
+            (v >> 3)
+                .wrapping_mul(self.bufw * BITS)
+                .wrapping_add((b >> 4).wrapping_mul(128))
+                .wrapping_add((v & 7) * 16 + (b & 15))
+        } else {
+            v.wrapping_mul(self.bufw * BITS / 8).wrapping_add(b)
+        }
+    }
+
+    #[inline]
+    pub fn lookup(&self, raw: u32) -> [u8; 4] {
+        // Entries past the 1 KiB cache: PPSSPP reads whatever follows its snapshot.
+        // guess: 0.
+        let i = self.clut.apply(raw) + self.clut_level;
+        self.palette.get(i as usize).copied().unwrap_or([0; 4])
+    }
+}
+
+/// One texture format: how to fetch texel (u, v) of a level.
+pub trait Format {
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4];
+}
+
+pub struct F565;
+pub struct F5551;
+pub struct F4444;
+pub struct F8888;
+pub struct FClut4;
+pub struct FClut8;
+pub struct FClut16;
+pub struct FClut32;
+pub struct FDxt1;
+pub struct FDxt3;
+pub struct FDxt5;
+pub struct FInvalid;
+
+#[inline]
+fn u16_at(src: &LevelSrc, u: u32, v: u32) -> u16 {
+    u16::from_le_bytes(src.bytes::<2>(src.offset::<16>(u, v)))
+}
+
+#[inline]
+fn u32_at(src: &LevelSrc, u: u32, v: u32) -> u32 {
+    u32::from_le_bytes(src.bytes::<4>(src.offset::<32>(u, v)))
+}
+
+impl Format for F565 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        rgb565(u16_at(src, u, v))
+    }
+}
+impl Format for F5551 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        rgba5551(u16_at(src, u, v))
+    }
+}
+impl Format for F4444 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        rgba4444(u16_at(src, u, v))
+    }
+}
+impl Format for F8888 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        src.bytes::<4>(src.offset::<32>(u, v))
+    }
+}
+impl Format for FClut4 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        // Low nibble = even texel [PP Sampler.cpp SampleNearest CLUT4].
+        let [b] = src.bytes::<1>(src.offset::<4>(u, v));
+        src.lookup(((b >> ((u & 1) * 4)) & 15) as u32)
+    }
+}
+impl Format for FClut8 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        let [b] = src.bytes::<1>(src.offset::<8>(u, v));
+        src.lookup(b as u32)
+    }
+}
+impl Format for FClut16 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        src.lookup(u16_at(src, u, v) as u32)
+    }
+}
+impl Format for FClut32 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        src.lookup(u32_at(src, u, v))
+    }
+}
+
+/// Byte offset of the 4x4 block holding (u, v): rows of bufw/4 blocks. Swizzling does not
+/// apply to DXT [PP SamplerX86.cpp Jit_GetDXT1Color, Jit_PrepareDataDXTOffsets].
+#[inline]
+fn dxt_block(src: &LevelSrc, u: u32, v: u32, block_bytes: u32) -> u32 {
+    (v >> 2)
+        .wrapping_mul(src.bufw >> 2)
+        .wrapping_add(u >> 2)
+        .wrapping_mul(block_bytes)
+}
+
+impl Format for FDxt1 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        dxt::dxt1_texel(&src.bytes::<8>(dxt_block(src, u, v, 8)), u & 3, v & 3)
+    }
+}
+impl Format for FDxt3 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        dxt::dxt3_texel(&src.bytes::<16>(dxt_block(src, u, v, 16)), u & 3, v & 3)
+    }
+}
+impl Format for FDxt5 {
+    #[inline]
+    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        dxt::dxt5_texel(&src.bytes::<16>(dxt_block(src, u, v, 16)), u & 3, v & 3)
+    }
+}
+impl Format for FInvalid {
+    #[inline]
+    fn texel(_: &LevelSrc, _: u32, _: u32) -> [u8; 4] {
+        [0; 4]
+    }
+}
+
+/// PPSSPP's `Memory::IsValidTextureAddress`: RAM or VRAM (not the scratchpad). Texture
+/// addresses are 16-byte aligned by construction.
+pub fn is_valid_texture_address(addr: u32) -> bool {
+    matches!(Memory::locate(addr), Some((Region::Ram | Region::Vram, _)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn direct_16bit_decodes() {
+        // 0x1234 = b 00010 g 010001 r 10100: r 20 -> 165, g 17 -> 69, b 2 -> 16.
+        assert_eq!(rgb565(0x1234), [165, 69, 16, 255]);
+        assert_eq!(rgb565(0xF800), [0, 0, 255, 255]);
+        assert_eq!(rgb565(0x07E0), [0, 255, 0, 255]);
+        // 0x8421: every 5-bit field 1 -> 8, alpha bit set.
+        assert_eq!(rgba5551(0x8421), [8, 8, 8, 255]);
+        assert_eq!(rgba5551(0x7FFF), [255, 255, 255, 0]);
+        assert_eq!(rgba4444(0x1234), [0x44, 0x33, 0x22, 0x11]);
+    }
+
+    #[test]
+    fn bufw_rules() {
+        // 16-byte units: 8 texels for 16-bit, 4 for 32-bit, 32 for CLUT4, 16 for CLUT8.
+        assert_eq!(TexFormat::Rgb565.bufw(0x0F_0013), 16);
+        assert_eq!(TexFormat::Rgba8888.bufw(6), 4);
+        assert_eq!(TexFormat::Clut4.bufw(40), 32);
+        assert_eq!(TexFormat::Clut4.bufw(0), 32);
+        assert_eq!(TexFormat::Clut8.bufw(0), 16);
+        assert_eq!(TexFormat::Rgba8888.bufw(0), 4);
+        // DXT is not rounded; 0 still means 16 bytes.
+        assert_eq!(TexFormat::Dxt1.bufw(5), 5);
+        assert_eq!(TexFormat::Dxt1.bufw(0), 32);
+        assert_eq!(TexFormat::Dxt5.bufw(0), 16);
+        // Bits 11+ are not width.
+        assert_eq!(TexFormat::Rgba8888.bufw(0x840), 0x40);
+        assert_eq!(TexFormat::Invalid(12).bufw(64), 0);
+    }
+
+    #[test]
+    fn clut_index_transform() {
+        // shift 1, mask 0x0F, start 2: (0x5A >> 1) & 0xF | 0x20 = 0x2D.
+        let arg = (2 << 16) | (0x0F << 8) | (1 << 2) | 1;
+        let ci = ClutIndex::from_clutformat(arg, ClutFormat::Rgba5551);
+        assert_eq!(ci.apply(0x5A), 0x2D);
+        // start 19 -> 304: wraps to 0x30 for 32-bit palettes, stays 0x130 for 16-bit.
+        let arg = (19 << 16) | (0xFF << 8) | 3;
+        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgba8888).apply(5), 0x35);
+        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgb565).apply(5), 0x135);
+        // CLUT32 raw word with shift 24.
+        let arg = (0xFF << 8) | (24 << 2) | 3;
+        assert_eq!(
+            ClutIndex::from_clutformat(arg, ClutFormat::Rgba8888).apply(0xAABB_CCDD),
+            0xAA
+        );
+        // Simple case masks to 8 bits.
+        let arg = 0xFF << 8;
+        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgb565).apply(0x1234), 0x34);
+    }
+}

@@ -1,0 +1,176 @@
+//! Texture functions (TEXFUNC 0xC9): how the texel combines with the primitive colour,
+//! then the secondary colour add and the clamp (ge-reference.md §11).
+//!
+//! All arithmetic is exact integer maths [PP Sampler.cpp GetTextureFunctionOutput; the x86
+//! JIT's Jit_ApplyTextureFunc computes the same values in 16-bit lanes: no lane overflows
+//! because every intermediate is at most 256·255]. Doubling applies to RGB only and happens
+//! before the division where there is one [HW texfunc/modulate].
+
+/// TEXFUNC bits 0–2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexFunc {
+    Modulate,
+    Decal,
+    Blend,
+    Replace,
+    /// 4, and 5–7 which behave as add [PP ComputeSamplerID].
+    Add,
+}
+
+impl TexFunc {
+    pub fn from_bits(v: u32) -> TexFunc {
+        match v & 7 {
+            0 => TexFunc::Modulate,
+            1 => TexFunc::Decal,
+            2 => TexFunc::Blend,
+            3 => TexFunc::Replace,
+            _ => TexFunc::Add,
+        }
+    }
+}
+
+/// The decoded TEXFUNC/TEXENVCOLOR state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TexFuncState {
+    pub func: TexFunc,
+    /// Bit 8: the texel's alpha takes part.
+    pub rgba: bool,
+    /// Bit 16: RGB doubling.
+    pub doubling: bool,
+    pub env: [u8; 3],
+}
+
+/// The unclamped result of the texture function (RGB may reach 1020 with doubling).
+#[inline]
+pub fn apply(f: &TexFuncState, p: [u8; 4], t: [u8; 4]) -> [i32; 4] {
+    let p = p.map(i32::from);
+    let t = t.map(i32::from);
+    let dbl = if f.doubling { 2 } else { 1 };
+    // "Alpha is blended the common way": (pa+1)·ta/256 when rgba, else pa.
+    let mod_a = if f.rgba { (p[3] + 1) * t[3] / 256 } else { p[3] };
+    let rgb = |g: &dyn Fn(usize) -> i32| [g(0), g(1), g(2)];
+    let (c, a) = match f.func {
+        // (p+1)·t/256, doubled before the division [HW texfunc/modulate: 0x7F·0x7F x2 = 0x7F].
+        TexFunc::Modulate => (rgb(&|i| (p[i] + 1) * t[i] * dbl / 256), mod_a),
+        TexFunc::Decal => {
+            if f.rgba {
+                // Both colours boosted by one; /128 keeps precision when doubling
+                // [HW commands/material: 113 and 198].
+                let (ta, inv) = (t[3], 255 - t[3]);
+                (rgb(&|i| ((p[i] + 1) * inv + (t[i] + 1) * ta) * dbl / 256), p[3])
+            } else {
+                (rgb(&|i| t[i] * dbl), p[3])
+            }
+        }
+        TexFunc::Blend => {
+            let e = f.env.map(i32::from);
+            // Always rounds up (+255) [PP GetTextureFunctionOutput BLEND].
+            (rgb(&|i| ((255 - t[i]) * p[i] + t[i] * e[i] + 255) * dbl / 256), mod_a)
+        }
+        TexFunc::Replace => (rgb(&|i| t[i] * dbl), if f.rgba { t[3] } else { p[3] }),
+        TexFunc::Add => (rgb(&|i| (p[i] + t[i]) * dbl), mod_a),
+    };
+    [c[0], c[1], c[2], a]
+}
+
+/// Add the secondary colour to RGB and clamp everything to 0..=255 (done before the
+/// fragment tests) [PP Rasterizer.cpp "prim_color += sec_color"; DrawPixel clamp].
+#[inline]
+pub fn add_secondary(c: [i32; 4], sec: [u8; 3]) -> [u8; 4] {
+    let cl = |v: i32| v.clamp(0, 255) as u8;
+    [
+        cl(c[0] + sec[0] as i32),
+        cl(c[1] + sec[1] as i32),
+        cl(c[2] + sec[2] as i32),
+        cl(c[3]),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(func: TexFunc, rgba: bool, doubling: bool) -> TexFuncState {
+        TexFuncState {
+            func,
+            rgba,
+            doubling,
+            env: [0x10, 0x80, 0xF0],
+        }
+    }
+
+    #[test]
+    fn modulate_hardware_values() {
+        // [HW texfunc/modulate] 0x7F·0x7F = 0x3F; doubled 0x7F; 0x3F·0x7F doubled 0x3F.
+        let m = f(TexFunc::Modulate, true, false);
+        assert_eq!(apply(&m, [0x7F; 4], [0x7F; 4]), [0x3F; 4]);
+        let m2 = f(TexFunc::Modulate, true, true);
+        // Alpha is never doubled: (0x7F+1)·0x7F/256 = 0x3F.
+        assert_eq!(apply(&m2, [0x7F; 4], [0x7F; 4]), [0x7F, 0x7F, 0x7F, 0x3F]);
+        assert_eq!(apply(&m2, [0x3F; 4], [0x7F; 4])[0], 0x3F);
+        assert_eq!(apply(&m2, [0x7F; 4], [0x3F; 4])[0], 0x3F);
+        // rgb-only: alpha from the primitive.
+        let m3 = f(TexFunc::Modulate, false, false);
+        assert_eq!(apply(&m3, [255, 0, 128, 77], [255, 255, 255, 0]), [255, 0, 128, 77]);
+    }
+
+    #[test]
+    fn decal_values() {
+        // [HW commands/material] texel 0xAA (alpha 0xAA) over 0 -> 113, over 255 -> 198.
+        let d = f(TexFunc::Decal, true, false);
+        assert_eq!(apply(&d, [0, 0, 0, 9], [0xAA; 4]), [113, 113, 113, 9]);
+        assert_eq!(apply(&d, [255, 255, 255, 9], [0xAA; 4]), [198, 198, 198, 9]);
+        // Doubling divides by 128: (85 + 29070)/128 = 227.
+        let d2 = f(TexFunc::Decal, true, true);
+        assert_eq!(apply(&d2, [0, 0, 0, 9], [0xAA; 4])[0], 227);
+        // rgb decal: texel colour (doubled), primitive alpha.
+        let d3 = f(TexFunc::Decal, false, true);
+        assert_eq!(apply(&d3, [1, 2, 3, 4], [10, 20, 200, 99]), [20, 40, 400, 4]);
+    }
+
+    #[test]
+    fn replace_add_blend() {
+        assert_eq!(
+            apply(&f(TexFunc::Replace, true, false), [1, 2, 3, 4], [10, 20, 30, 40]),
+            [10, 20, 30, 40]
+        );
+        assert_eq!(
+            apply(&f(TexFunc::Replace, false, true), [1, 2, 3, 4], [10, 20, 30, 40]),
+            [20, 40, 60, 4]
+        );
+        // Add: p + t; alpha (pa+1)·ta/256 = 128·255/256 = 127.
+        assert_eq!(
+            apply(&f(TexFunc::Add, true, false), [100, 200, 0, 127], [100, 100, 5, 255]),
+            [200, 300, 5, 127]
+        );
+        assert_eq!(
+            apply(&f(TexFunc::Add, false, true), [100, 200, 0, 127], [100, 100, 5, 255]),
+            [400, 600, 10, 127]
+        );
+        // Blend with env (0x10, 0x80, 0xF0): ((255-t)p + t·env + 255)/256.
+        // t = 255 -> (255·env + 255)/256 = env; t = 0 -> (255p + 255)/256 = p.
+        let b = f(TexFunc::Blend, true, false);
+        assert_eq!(
+            apply(&b, [50, 60, 70, 255], [255, 255, 255, 128]),
+            [0x10, 0x80, 0xF0, 128]
+        );
+        assert_eq!(apply(&b, [50, 60, 70, 255], [0, 0, 0, 128])[..3], [50, 60, 70]);
+        // t = 128, p = 0, env 0x80: (128·128 + 255)/256 = 64.
+        assert_eq!(apply(&b, [0, 0, 0, 0], [128, 128, 128, 0])[1], 64);
+        // Doubled: /128 -> 129.
+        let b2 = f(TexFunc::Blend, false, true);
+        assert_eq!(apply(&b2, [0, 0, 0, 7], [128, 128, 128, 0])[1], 129);
+        assert_eq!(apply(&b2, [0, 0, 0, 7], [128, 128, 128, 0])[3], 7);
+    }
+
+    #[test]
+    fn funcs_5_to_7_are_add() {
+        assert_eq!(TexFunc::from_bits(7), TexFunc::Add);
+        assert_eq!(TexFunc::from_bits(0x10103), TexFunc::Replace);
+    }
+
+    #[test]
+    fn secondary_add_and_clamp() {
+        assert_eq!(add_secondary([250, 10, 1020, 300], [10, 20, 0]), [255, 30, 255, 255]);
+    }
+}
