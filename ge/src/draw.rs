@@ -508,97 +508,23 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &crate::mem::Memory) {
 
 /// Texture and draw the covered fragments of a quad.
 fn shade_quad(st: &DrawState, tile: &mut Tile, mem: &crate::mem::Memory, q: &Quad) {
-    let texels = st.texture.as_ref().map(|t| (t, texture::sample_quad(t, mem, q)));
-    for (i, f) in q.frags.iter().enumerate() {
-        if q.mask & (1 << i) == 0 {
-            continue;
-        }
-        let color = if st.clear {
-            f.color0
-        } else if let Some((t, texels)) = &texels {
-            texture::texture_function(t, f.color0, f.color1, texels[i])
-        } else {
-            // Secondary colour is added after texturing and clamped
-            // [PP `Rasterizer.cpp` DrawTriangleSlice].
-            let c = f.color0;
-            [
-                c[0].saturating_add(f.color1[0]),
-                c[1].saturating_add(f.color1[1]),
-                c[2].saturating_add(f.color1[2]),
-                c[3],
-            ]
-        };
-        pixel::draw_pixel(&st.pixel, tile, f.x, f.y, f.z, color, f.fog);
-    }
-}
-
-/// The plane tests of PPSSPP `DrawEngineCommon::TestBoundingBox`.
-fn bbox_test(regs: &Regs, mats: &crate::regs::Matrices, verts: &[crate::geom::Vertex]) -> bool {
-    if verts.len() > 1024 {
-        return true;
-    }
-    let ox = (regs.arg(op::OFFSETX) & 0xFFFF) as i32 >> 4;
-    let oy = (regs.arg(op::OFFSETY) & 0xFFFF) as i32 >> 4;
-    let f = |o: u8, sh: u32| regs.field(o, sh, 10) as i32;
-    let left = ox + f(op::REGION1, 0).max(f(op::SCISSOR1, 0)) - 1;
-    let top = oy + f(op::REGION1, 10).max(f(op::SCISSOR1, 10)) - 1;
-    let right = ox + f(op::REGION2, 0).min(f(op::SCISSOR2, 0)) + 1;
-    let bottom = oy + f(op::REGION2, 10).min(f(op::SCISSOR2, 10)) + 1;
-    // A drawing box at all outside the 4096x4096 space passes every test.
-    if right >= 4096 || bottom >= 4096 || left < 1 || top < 1 {
-        return true;
-    }
-    let wvp = world_view_proj(mats);
-    let (xs, ys, zs) = (regs.float(op::VIEWPORTXSCALE), regs.float(op::VIEWPORTYSCALE), regs.float(op::VIEWPORTZSCALE));
-    let (xc, yc) = (regs.float(op::VIEWPORTXCENTER), regs.float(op::VIEWPORTYCENTER));
-    let _ = zs;
-    let mut inside = [0usize; 6];
-    for v in verts {
-        let p = v.pos;
-        let mut c = [0f32; 4];
-        for (i, ci) in c.iter_mut().enumerate() {
-            *ci = p[0] * wvp[i] + p[1] * wvp[4 + i] + p[2] * wvp[8 + i] + wvp[12 + i];
-        }
-        let w = c[3];
-        if c[2] >= -w {
-            inside[4] += 1;
-        }
-        if c[2] <= w {
-            inside[5] += 1;
-        }
-        let dx = c[0] * xs + xc * w;
-        let dy = c[1] * ys + yc * w;
-        if dx >= left as f32 * w {
-            inside[0] += 1;
-        }
-        if dx <= right as f32 * w {
-            inside[1] += 1;
-        }
-        if dy >= top as f32 * w {
-            inside[2] += 1;
-        }
-        if dy <= bottom as f32 * w {
-            inside[3] += 1;
-        }
-    }
-    let planes = if regs.enabled(op::DEPTHCLAMPENABLE) { 6 } else { 4 };
-    inside[..planes].iter().all(|&n| n > 0)
-}
-
-/// proj · view · world as a column-major 4x4.
-fn world_view_proj(m: &crate::regs::Matrices) -> [f32; 16] {
-    let to44 = |a: &[f32; 12]| -> [f32; 16] {
-        [a[0], a[1], a[2], 0.0, a[3], a[4], a[5], 0.0, a[6], a[7], a[8], 0.0, a[9], a[10], a[11], 1.0]
-    };
-    let mul = |a: &[f32; 16], b: &[f32; 16]| -> [f32; 16] {
-        let mut r = [0f32; 16];
-        for c in 0..4 {
-            for row in 0..4 {
-                r[c * 4 + row] = (0..4).map(|k| a[k * 4 + row] * b[c * 4 + k]).sum();
+    // guess: slope-mode LOD wants the clip w at the quad's first pixel; not interpolated
+    // yet, so slope mode sees w = 0 (PPSSPP `DrawTriangleSlice` passes the real w).
+    let colors = match &st.texture {
+        Some(t) if !st.clear => texture::shade_quad(t, mem, q, 0.0),
+        _ => {
+            let mut c = [[0u8; 4]; 4];
+            for (i, f) in q.frags.iter().enumerate() {
+                // Clear mode draws the flat vertex colour; otherwise the secondary colour
+                // is added and clamped [PP `Rasterizer.cpp` DrawTriangleSlice].
+                c[i] = if st.clear { f.color0 } else { texture::add_secondary(f.color0.map(i32::from), f.color1) };
             }
+            c
         }
-        r
     };
-    let vw = mul(&to44(&m.view), &to44(&m.world));
-    mul(&m.proj, &vw)
+    for (i, f) in q.frags.iter().enumerate() {
+        if q.mask & (1 << i) != 0 {
+            pixel::draw_pixel(&st.pixel, tile, f.x, f.y, f.z, colors[i], f.fog);
+        }
+    }
 }

@@ -31,7 +31,7 @@ mod tests;
 
 pub use dxt::{dxt1_texel, dxt3_texel, dxt5_texel};
 pub use format::{is_valid_texture_address, rgb565, rgba4444, rgba5551, ClutFormat, ClutIndex, TexFormat};
-pub use func::{TexFunc, TexFuncState};
+pub use func::{add_secondary, TexFunc, TexFuncState};
 pub use lod::{tex_log2, Lod, LodMode};
 
 use crate::cmd::op;
