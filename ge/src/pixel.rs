@@ -361,6 +361,36 @@ impl PixelState {
     pub fn clear_mode(&self) -> bool {
         self.clear
     }
+
+    /// The pixel-state half of PPSSPP's `OPTIMIZED_ALPHATEST_ON` shortcut
+    /// [PP Rasterizer.cpp DetectStateOptimizations]: with SRCALPHA / INVSRCALPHA blending
+    /// (equations 0–2), no effective alpha test, no depth write and no stencil test, PPSSPP
+    /// discards α = 0 fragments instead of blending them. Observable only through
+    /// dither, logic op and the subtract equations. The other half depends on the binned
+    /// primitives (some vertex alpha is not 0xFF, or texture alpha is used and a CLUT may
+    /// hold α = 0) and belongs to the caller, which then applies
+    /// [`Self::force_alpha_test_nonzero`].
+    pub fn alpha_zero_discard_candidate(&self) -> bool {
+        !self.clear
+            && matches!(
+                self.blend,
+                Some(Blend {
+                    eq: BlendEq::Add | BlendEq::Subtract | BlendEq::ReverseSubtract,
+                    src: BlendFactor::SrcAlpha,
+                    dst: BlendFactor::InvSrcAlpha
+                })
+            )
+            && self.alpha_func.optimize_ref_byte(self.alpha_ref) == Compare::Always
+            && !self.depth_write
+            && !self.stencil
+    }
+
+    /// Make the alpha test `a != 0` (see [`Self::alpha_zero_discard_candidate`]).
+    pub fn force_alpha_test_nonzero(&mut self) {
+        self.alpha_func = Compare::NotEqual;
+        self.alpha_ref = 0;
+        self.alpha_mask = 0xFF;
+    }
 }
 
 /// Run one fragment through the pipeline into `tile`. `color` is the textured colour (in

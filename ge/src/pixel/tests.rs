@@ -535,3 +535,33 @@ fn public_codecs() {
     assert_eq!(decode_color(FbFormat::Rgba5551, 0x8000), [0, 0, 0, 0xFF]);
     assert_eq!(decode_color(FbFormat::Rgb565, 0xFFFF), [0xFF; 4]);
 }
+
+#[test]
+fn alpha_zero_discard_shortcut() {
+    // SRCALPHA / INVSRCALPHA, ADD, dither +7: α = 0 normally draws dst + 7 = 0x17...
+    let r = regs(
+        F8888,
+        &[
+            (op::ALPHABLENDENABLE, 1),
+            (op::BLENDMODE, 0x32),
+            (op::DITHERENABLE, 1),
+            (op::DITH0, 7),
+        ],
+    );
+    let mut st = PixelState::decode(&r, true);
+    assert!(st.alpha_zero_discard_candidate());
+    let mut t = tile(FbFormat::Rgba8888, 0x00_101010, 0);
+    draw_pixel(&st, &mut t, 0, 0, 0, [0xFF, 0xFF, 0xFF, 0], 255);
+    assert_eq!(t.read_color(0, 0), 0x00_171717);
+    // ...and is discarded once the shortcut is applied.
+    st.force_alpha_test_nonzero();
+    let mut t = tile(FbFormat::Rgba8888, 0x00_101010, 0);
+    draw_pixel(&st, &mut t, 0, 0, 0, [0xFF, 0xFF, 0xFF, 0], 255);
+    assert_eq!(t.read_color(0, 0), 0x00_101010);
+    // Not a candidate with depth writes or other factors.
+    let mut r2 = r.clone();
+    r2.set(op::ZTESTENABLE, 1);
+    assert!(!PixelState::decode(&r2, true).alpha_zero_discard_candidate());
+    let r3 = regs(F8888, &[(op::ALPHABLENDENABLE, 1), (op::BLENDMODE, 0x52)]);
+    assert!(!PixelState::decode(&r3, true).alpha_zero_discard_candidate());
+}
