@@ -1,1 +1,537 @@
-//! (module under construction)
+//! The per-fragment pipeline and framebuffer formats (ge-reference.md §12–§16).
+//!
+//! [`PixelState::decode`] reads every register the pipeline depends on once per draw and
+//! keeps plain typed fields; [`draw_pixel`] then runs one fragment through the stages in
+//! hardware order (§13) and reads/writes the colour and depth words of a [`Tile`]:
+//!
+//! ```text
+//! depth range (transform mode) → alpha test → fog → colour test → stencil test →
+//! depth test → stencil op / depth write → blend → dither → clamp → logic op →
+//! stencil into alpha bits → write mask → format conversion
+//! ```
+//!
+//! Clear mode (§16) runs depth range → depth write (bit 10) → dither → masked colour
+//! and/or stencil write, nothing else.
+//!
+//! The conformance references were produced by PPSSPP's software renderer through its x86
+//! pixel JIT, so the decode mirrors `ComputePixelFuncID` wherever one of its shortcuts is
+//! observable, and the pipeline follows `DrawPixelX86.cpp` where it differs from
+//! `DrawPixel.cpp` (logic op NAND and OR_INVERTED, see [`blend::LogicOp`] and
+//! [`PixelState::logic_sets_alpha`]). Every such place names its evidence.
+//!
+//! The pipeline is monomorphised per framebuffer format through [`format::FbPixel`];
+//! [`draw_pixel`] matches the format once and calls the specialised body.
+
+mod blend;
+mod format;
+mod stencil;
+#[cfg(test)]
+mod tests;
+
+pub use blend::{Blend, BlendEq, BlendFactor, LogicOp};
+pub use format::{decode_color, encode_color, Rgb565, Rgba4444, Rgba5551, Rgba8888};
+pub use stencil::StencilOp;
+
+use crate::cmd::op;
+use crate::regs::Regs;
+use crate::tile::{FbFormat, Tile};
+use format::{convert_mask, FbPixel};
+
+/// Comparison functions of the alpha, stencil and depth tests (3-bit fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    Never,
+    Always,
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+}
+
+impl Compare {
+    pub fn from_code(code: u32) -> Compare {
+        match code & 7 {
+            0 => Compare::Never,
+            1 => Compare::Always,
+            2 => Compare::Equal,
+            3 => Compare::NotEqual,
+            4 => Compare::Less,
+            5 => Compare::LessEqual,
+            6 => Compare::Greater,
+            _ => Compare::GreaterEqual,
+        }
+    }
+
+    /// `a OP b`.
+    #[inline]
+    pub fn test<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            Compare::Never => false,
+            Compare::Always => true,
+            Compare::Equal => a == b,
+            Compare::NotEqual => a != b,
+            Compare::Less => a < b,
+            Compare::LessEqual => a <= b,
+            Compare::Greater => a > b,
+            Compare::GreaterEqual => a >= b,
+        }
+    }
+
+    /// PPSSPP's rewrite of byte comparisons against a constant
+    /// [PP FuncId.cpp OptimizeRefByteCompare]. It is written for `value OP ref` but is also
+    /// applied to the stencil test, which compares `ref OP value`: there it changes results
+    /// (stencil GREATER with ref 0 passes every non-zero stencil instead of nothing).
+    /// Kept because the references were made by PPSSPP. guess: hardware does not do this.
+    fn optimize_ref_byte(self, reference: u8) -> Compare {
+        match (self, reference) {
+            (Compare::Greater, 0) | (Compare::Less, 0xFF) => Compare::NotEqual,
+            (Compare::GreaterEqual, 0) | (Compare::LessEqual, 0xFF) => Compare::Always,
+            (f, _) => f,
+        }
+    }
+}
+
+/// Colour test functions (COLORTEST bits 0–1) [PP GPUState.h getColorTestFunction].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorTestFunc {
+    Never,
+    Equal,
+    NotEqual,
+}
+
+/// Per-draw pixel state, decoded once from the registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PixelState {
+    pub fmt: FbFormat,
+    pub clear: bool,
+    /// Clear mode: CLEARMODE bits 8 (colour), 9 (alpha/stencil), 10 (depth).
+    pub clear_color: bool,
+    pub clear_stencil: bool,
+    pub clear_depth: bool,
+    /// MINZ..=MAXZ, transform mode only (also in clear mode) [PP ComputePixelFuncID applyDepthRange].
+    pub depth_range: Option<(u16, u16)>,
+    /// Alpha test `(a & mask) OP ref`; `Always` when disabled. `alpha_ref` is pre-masked.
+    pub alpha_func: Compare,
+    pub alpha_ref: u8,
+    pub alpha_mask: u8,
+    /// Fog colour when fog applies (FOGENABLE, transform mode, not clear mode).
+    pub fog: Option<[u8; 3]>,
+    /// Colour test `(rgb & mask) OP ref` on packed 0xBBGGRR; `ref` pre-masked.
+    pub color_test: Option<(ColorTestFunc, u32, u32)>,
+    /// Stencil test active (normal mode). 5650 has stencil 0 and only KEEP ops.
+    pub stencil: bool,
+    /// `(ref & mask) OP (stencil & mask)`; `stencil_ref_masked` = ref & mask.
+    pub stencil_func: Compare,
+    pub stencil_ref_masked: u8,
+    pub stencil_mask: u8,
+    /// Value written by REPLACE (the unmasked reference).
+    pub stencil_ref: u8,
+    pub sfail: StencilOp,
+    pub zfail: StencilOp,
+    pub zpass: StencilOp,
+    /// `z OP stored`; `Always` when the depth test is disabled.
+    pub depth_func: Compare,
+    /// Depth write: ZTEST enabled and ZWRITEDISABLE clear (normal mode), CLEARMODE bit 10
+    /// (clear mode).
+    pub depth_write: bool,
+    pub blend: Option<Blend>,
+    /// Signed dither offsets, index `(y & 3) * 4 + (x & 3)`.
+    pub dither: Option<[i8; 16]>,
+    /// Logic op (None when disabled or COPY).
+    pub logic: Option<LogicOp>,
+    /// x86-JIT quirk: OR_INVERTED without stencil test and without write mask sets the
+    /// 5551/4444 alpha bits [PP DrawPixelX86.cpp Jit_ApplyLogicOp: the stencil bits of the
+    /// inverted source are only cleared for 8888].
+    pub logic_sets_alpha: bool,
+    /// Write mask in framebuffer-format bits, 1 = protect. Includes the stencil bits when
+    /// nothing writes stencil. 0 when MASKRGB and MASKALPHA are both 0.
+    pub write_mask: u32,
+}
+
+impl PixelState {
+    /// Decode from the register file. `through`: the draw's vertex type is through mode
+    /// (no depth-range test, no fog).
+    pub fn decode(regs: &Regs, through: bool) -> PixelState {
+        let fmt = FbFormat::from_bits(regs.arg(op::FRAMEBUFPIXFORMAT));
+        let clear = regs.enabled(op::CLEARMODE);
+        let cm = regs.arg(op::CLEARMODE);
+
+        // [PP GPUState.h getDitherValue] 4-bit fields sign-extended; bits above 15 ignored.
+        let dither = regs.enabled(op::DITHERENABLE).then(|| {
+            let mut m = [0i8; 16];
+            for (y, row) in [op::DITH0, op::DITH0 + 1, op::DITH0 + 2, op::DITH0 + 3]
+                .into_iter()
+                .enumerate()
+            {
+                for x in 0..4 {
+                    let raw = regs.field(row, 4 * x as u32, 4) as u8;
+                    m[y * 4 + x] = ((raw << 4) as i8) >> 4;
+                }
+            }
+            m
+        });
+        let depth_range = (!through).then(|| (regs.field(op::MINZ, 0, 16) as u16, regs.field(op::MAXZ, 0, 16) as u16));
+        let color_mask = (regs.arg(op::MASKRGB) & 0x00FF_FFFF) | (regs.field(op::MASKALPHA, 0, 8) << 24);
+
+        let mut st = PixelState {
+            fmt,
+            clear,
+            clear_color: false,
+            clear_stencil: false,
+            clear_depth: false,
+            depth_range,
+            alpha_func: Compare::Always,
+            alpha_ref: 0,
+            alpha_mask: 0xFF,
+            fog: None,
+            color_test: None,
+            stencil: false,
+            stencil_func: Compare::Always,
+            stencil_ref_masked: 0,
+            stencil_mask: 0xFF,
+            stencil_ref: 0,
+            sfail: StencilOp::Keep,
+            zfail: StencilOp::Keep,
+            zpass: StencilOp::Keep,
+            depth_func: Compare::Always,
+            depth_write: false,
+            blend: None,
+            dither,
+            logic: None,
+            logic_sets_alpha: false,
+            write_mask: 0,
+        };
+
+        let writes_stencil;
+        if clear {
+            // [PP ComputePixelFuncID clearMode branch; ge-reference §16]
+            st.clear_color = cm & 0x100 != 0;
+            st.clear_stencil = cm & 0x200 != 0;
+            st.clear_depth = cm & 0x400 != 0;
+            st.depth_write = st.clear_depth;
+            writes_stencil = st.clear_stencil && fmt != FbFormat::Rgb565;
+        } else {
+            st.decode_normal(regs, through);
+            writes_stencil = st.stencil;
+        }
+
+        // [PP ComputePixelFuncID colorWriteMask] stencil bits are protected whenever this
+        // draw does not write stencil; the 8888 mask is truncated like a colour.
+        if color_mask != 0 {
+            let m = if writes_stencil {
+                color_mask
+            } else {
+                color_mask | 0xFF00_0000
+            };
+            st.write_mask = convert_mask(fmt, m);
+        }
+        st.logic_sets_alpha = st.logic == Some(LogicOp::OrInverted)
+            && !st.stencil
+            && st.write_mask == 0
+            && matches!(fmt, FbFormat::Rgba5551 | FbFormat::Rgba4444);
+        st
+    }
+
+    fn decode_normal(&mut self, regs: &Regs, through: bool) {
+        let fmt = self.fmt;
+        let ztest = regs.enabled(op::ZTESTENABLE);
+        let zfunc = Compare::from_code(regs.field(op::ZTEST, 0, 3));
+        self.depth_func = if ztest { zfunc } else { Compare::Always };
+        // [PP ComputePixelFuncID depthWrite] no depth write without the depth test.
+        self.depth_write = ztest && !regs.enabled(op::ZWRITEDISABLE);
+
+        // Alpha test [PP AlphaTestPassed]: (a & mask) OP (ref & mask).
+        if regs.enabled(op::ALPHATESTENABLE) {
+            self.alpha_func = Compare::from_code(regs.field(op::ALPHATEST, 0, 3));
+            self.alpha_mask = regs.field(op::ALPHATEST, 16, 8) as u8;
+            self.alpha_ref = regs.field(op::ALPHATEST, 8, 8) as u8 & self.alpha_mask;
+        }
+
+        // Stencil, following ComputePixelFuncID step by step: the resulting on/off flag
+        // feeds the write mask and the colour-test shortcut below.
+        let stencil_enabled = regs.enabled(op::STENCILTESTENABLE);
+        let sfunc = Compare::from_code(regs.field(op::STENCILTEST, 0, 3));
+        let sref = regs.field(op::STENCILTEST, 8, 8) as u8;
+        let smask = regs.field(op::STENCILTEST, 16, 8) as u8;
+        let (sfail_raw, zfail_raw, zpass_raw) = (
+            regs.field(op::STENCILOP, 0, 3),
+            regs.field(op::STENCILOP, 8, 3),
+            regs.field(op::STENCILOP, 16, 3),
+        );
+        let mut stencil = if stencil_enabled && sfunc == Compare::Always {
+            let stencil_write = regs.field(op::MASKALPHA, 0, 8) != 0xFF && fmt != FbFormat::Rgb565;
+            if ztest && zfunc != Compare::Always {
+                stencil_write && (zpass_raw != 0 || zfail_raw != 0)
+            } else {
+                stencil_write && zpass_raw != 0
+            }
+        } else {
+            stencil_enabled
+        };
+        if stencil {
+            // 5650 cannot store stencil: every op is KEEP [PP ComputePixelFuncID].
+            let op_of = |raw| {
+                if fmt == FbFormat::Rgb565 {
+                    StencilOp::Keep
+                } else {
+                    StencilOp::from_code(raw)
+                }
+            };
+            self.stencil_ref = sref;
+            self.stencil_mask = smask;
+            self.stencil_ref_masked = sref & smask;
+            self.stencil_func = sfunc.optimize_ref_byte(sref & smask);
+            self.sfail = op_of(sfail_raw);
+            self.zfail = if ztest { op_of(zfail_raw) } else { StencilOp::Keep };
+            self.zpass = op_of(zpass_raw);
+            if self.stencil_func == Compare::Always {
+                self.sfail = StencilOp::Keep;
+                if self.depth_func == Compare::Always {
+                    self.zfail = StencilOp::Keep;
+                }
+                if self.sfail == StencilOp::Keep && self.zfail == StencilOp::Keep && self.zpass == StencilOp::Keep {
+                    stencil = false;
+                }
+            }
+        }
+        self.stencil = stencil;
+
+        // Blending [PP ComputePixelFuncID alphaBlend].
+        let bm = regs.arg(op::BLENDMODE);
+        let (a_code, b_code, eq_code) = (bm & 0xF, (bm >> 4) & 0xF, (bm >> 8) & 7);
+        let fixa = regs.arg(op::BLENDFIXEDA) & 0x00FF_FFFF;
+        let fixb = regs.arg(op::BLENDFIXEDB) & 0x00FF_FFFF;
+        let mut blend_on = regs.enabled(op::ALPHABLENDENABLE) && eq_code <= 5;
+        // FIXA = 1, FIXB = 0 with ADD is switched off (its result equals the source).
+        if blend_on && eq_code == 0 && a_code == 10 && fixa == 0xFF_FFFF && b_code == 10 && fixb == 0 {
+            blend_on = false;
+        }
+        if blend_on {
+            if let Some(eq) = BlendEq::from_code(eq_code) {
+                self.blend = Some(Blend {
+                    eq,
+                    src: BlendFactor::from_code(a_code, regs.rgb(op::BLENDFIXEDA)),
+                    dst: BlendFactor::from_code(b_code, regs.rgb(op::BLENDFIXEDB)),
+                });
+            }
+        }
+
+        // Colour test.
+        let ct = regs.field(op::COLORTEST, 0, 2);
+        let ct_ref = regs.arg(op::COLORREF) & 0x00FF_FFFF;
+        let ct_mask = regs.arg(op::COLORTESTMASK) & 0x00FF_FFFF;
+        let mut color_test = regs.enabled(op::COLORTESTENABLE) && ct != 1;
+        // [PP ComputePixelFuncID "Might be a pointless color test"]: NOTEQUAL black with
+        // ADD and a destination factor of FIXB = 0xFFFFFF is dropped; observable through
+        // dither and logic op on black fragments.
+        if color_test
+            && ct == 3
+            && ct_ref == 0
+            && ct_mask == 0xFF_FFFF
+            && !self.depth_write
+            && !self.stencil
+            && blend_on
+            && eq_code == 0
+            && b_code >= 10
+            && fixb == 0xFF_FFFF
+        {
+            color_test = false;
+        }
+        if color_test {
+            let func = match ct {
+                0 => ColorTestFunc::Never,
+                2 => ColorTestFunc::Equal,
+                _ => ColorTestFunc::NotEqual,
+            };
+            self.color_test = Some((func, ct_ref & ct_mask, ct_mask));
+        }
+
+        let lop = regs.field(op::LOGICOP, 0, 4);
+        if regs.enabled(op::LOGICOPENABLE) && lop != 3 {
+            self.logic = Some(LogicOp::from_code(lop));
+        }
+        if regs.enabled(op::FOGENABLE) && !through {
+            self.fog = Some(regs.rgb(op::FOGCOLOR));
+        }
+    }
+
+    #[inline]
+    pub fn clear_mode(&self) -> bool {
+        self.clear
+    }
+
+    /// The pixel-state half of PPSSPP's `OPTIMIZED_ALPHATEST_ON` shortcut
+    /// [PP Rasterizer.cpp DetectStateOptimizations]: with SRCALPHA / INVSRCALPHA blending
+    /// (equations 0–2), no effective alpha test, no depth write and no stencil test, PPSSPP
+    /// discards α = 0 fragments instead of blending them. Observable only through
+    /// dither, logic op and the subtract equations. The other half depends on the binned
+    /// primitives (some vertex alpha is not 0xFF, or texture alpha is used and a CLUT may
+    /// hold α = 0) and belongs to the caller, which then applies
+    /// [`Self::force_alpha_test_nonzero`].
+    pub fn alpha_zero_discard_candidate(&self) -> bool {
+        !self.clear
+            && matches!(
+                self.blend,
+                Some(Blend {
+                    eq: BlendEq::Add | BlendEq::Subtract | BlendEq::ReverseSubtract,
+                    src: BlendFactor::SrcAlpha,
+                    dst: BlendFactor::InvSrcAlpha
+                })
+            )
+            && self.alpha_func.optimize_ref_byte(self.alpha_ref) == Compare::Always
+            && !self.depth_write
+            && !self.stencil
+    }
+
+    /// Make the alpha test `a != 0` (see [`Self::alpha_zero_discard_candidate`]).
+    pub fn force_alpha_test_nonzero(&mut self) {
+        self.alpha_func = Compare::NotEqual;
+        self.alpha_ref = 0;
+        self.alpha_mask = 0xFF;
+    }
+}
+
+/// Run one fragment through the pipeline into `tile`. `color` is the textured colour (in
+/// clear mode the flat vertex colour, whose alpha becomes stencil), `z` the interpolated
+/// depth, `fog` the fog factor 0..=255 (255 = no fog). The framebuffer format is
+/// `st.fmt` (the tile must have been made for it).
+#[inline]
+pub fn draw_pixel(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, color: [u8; 4], fog: u8) {
+    match st.fmt {
+        FbFormat::Rgb565 => draw::<Rgb565>(st, tile, x, y, z, color, fog),
+        FbFormat::Rgba5551 => draw::<Rgba5551>(st, tile, x, y, z, color, fog),
+        FbFormat::Rgba4444 => draw::<Rgba4444>(st, tile, x, y, z, color, fog),
+        FbFormat::Rgba8888 => draw::<Rgba8888>(st, tile, x, y, z, color, fog),
+    }
+}
+
+/// Dither (if on) then clamp to 0..=255 [PP DrawPixelX86.cpp Jit_Dither: saturating
+/// 16-bit add before the final pack; alpha is never dithered].
+#[inline]
+fn dither_clamp(st: &PixelState, x: i32, y: i32, rgb: [i32; 3]) -> [u8; 3] {
+    let d = match &st.dither {
+        Some(m) => m[(((y & 3) << 2) | (x & 3)) as usize] as i32,
+        None => 0,
+    };
+    [
+        (rgb[0] + d).clamp(0, 255) as u8,
+        (rgb[1] + d).clamp(0, 255) as u8,
+        (rgb[2] + d).clamp(0, 255) as u8,
+    ]
+}
+
+#[inline]
+fn draw<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, color: [u8; 4], fog: u8) {
+    // §13 step 2: depth range, also in clear mode [PP DrawSinglePixel, Jit_ApplyDepthRange].
+    if let Some((lo, hi)) = st.depth_range {
+        if z < lo || z > hi {
+            return;
+        }
+    }
+    if st.clear {
+        draw_clear::<F>(st, tile, x, y, z, color);
+        return;
+    }
+
+    // Alpha test.
+    if st.alpha_func != Compare::Always && !st.alpha_func.test(color[3] & st.alpha_mask, st.alpha_ref) {
+        return;
+    }
+
+    // Fog after the alpha test, before the colour test; alpha untouched
+    // [PP DrawSinglePixel, Jit_ApplyFog]: (c·F + fog·(255−F) + 255) / 256.
+    let mut c = color;
+    if let Some(fc) = st.fog {
+        let f = fog as u32;
+        for i in 0..3 {
+            c[i] = ((c[i] as u32 * f + fc[i] as u32 * (255 - f) + 255) >> 8) as u8;
+        }
+    }
+
+    // Colour test (RGB only).
+    if let Some((func, reference, mask)) = st.color_test {
+        let rgb = u32::from_le_bytes([c[0], c[1], c[2], 0]) & mask;
+        let pass = match func {
+            ColorTestFunc::Never => false,
+            ColorTestFunc::Equal => rgb == reference,
+            ColorTestFunc::NotEqual => rgb != reference,
+        };
+        if !pass {
+            return;
+        }
+    }
+
+    let old = tile.read_color(x, y);
+    let mut stencil_value = 0u8;
+    if st.stencil {
+        // Stencil test with the reference on the left [PP StencilTestPassed, Jit_StencilTest].
+        let s = F::stencil(old);
+        if !st.stencil_func.test(st.stencil_ref_masked, s & st.stencil_mask) {
+            let s2 = st.sfail.apply::<F>(s, st.stencil_ref);
+            tile.write_color(x, y, stencil::write_stencil_only::<F>(old, s2, st.write_mask));
+            return;
+        }
+        if st.depth_func != Compare::Always && !st.depth_func.test(z, tile.read_depth(x, y)) {
+            let s2 = st.zfail.apply::<F>(s, st.stencil_ref);
+            tile.write_color(x, y, stencil::write_stencil_only::<F>(old, s2, st.write_mask));
+            return;
+        }
+        stencil_value = st.zpass.apply::<F>(s, st.stencil_ref);
+    } else if st.depth_func != Compare::Always && !st.depth_func.test(z, tile.read_depth(x, y)) {
+        return;
+    }
+    if st.depth_write {
+        tile.write_depth(x, y, z);
+    }
+
+    // Blend (unclamped), dither, clamp.
+    let rgb = match &st.blend {
+        Some(b) => b.apply(c, F::dst_rgba(old)),
+        None => [c[0] as i32, c[1] as i32, c[2] as i32],
+    };
+    let rgb = dither_clamp(st, x, y, rgb);
+
+    let rgb_bits = F::ALL_BITS & !F::STENCIL_BITS;
+    let mut new = F::pack_rgb(rgb);
+    if let Some(lop) = st.logic {
+        new = lop.apply(new, old) & rgb_bits;
+    }
+    // §13 trap: the alpha/stencil bits get the stencil result, never the fragment alpha.
+    let alpha_bits = if st.stencil {
+        F::pack_stencil(stencil_value)
+    } else if st.logic_sets_alpha {
+        F::STENCIL_BITS
+    } else {
+        old & F::STENCIL_BITS
+    };
+    let full = new | alpha_bits;
+    tile.write_color(x, y, (full & !st.write_mask) | (old & st.write_mask));
+}
+
+/// Clear mode [PP DrawPixelX86.cpp CompileSingle / Jit_WriteColor clear branch; §16].
+#[inline]
+fn draw_clear<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, color: [u8; 4]) {
+    if st.clear_depth {
+        // Regardless of ZTEST / ZWRITEDISABLE.
+        tile.write_depth(x, y, z);
+    }
+    if !st.clear_color && (!st.clear_stencil || F::STENCIL_BITS == 0) {
+        return;
+    }
+    let old = tile.read_color(x, y);
+    if !st.clear_color {
+        // Stencil only: the vertex alpha, masked; colour untouched.
+        tile.write_color(x, y, stencil::write_stencil_only::<F>(old, color[3], st.write_mask));
+        return;
+    }
+    let rgb = dither_clamp(st, x, y, [color[0] as i32, color[1] as i32, color[2] as i32]);
+    let alpha_bits = if st.clear_stencil {
+        F::pack_stencil(color[3])
+    } else {
+        old & F::STENCIL_BITS
+    };
+    let full = F::pack_rgb(rgb) | alpha_bits;
+    tile.write_color(x, y, (full & !st.write_mask) | (old & st.write_mask));
+}
