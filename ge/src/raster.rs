@@ -35,7 +35,7 @@ mod triangle;
 mod tests;
 
 pub use line::line;
-pub use rect::{rectangle, sprite, sprite_fast_path, SpriteFastPathState};
+pub use rect::{clear_rectangle, rectangle, sprite, sprite_fast_path, SpriteFastPathState};
 pub use triangle::{triangle, triangle_culled, Cull};
 
 /// Inclusive drawing-coordinate rectangle (pixels).
@@ -89,13 +89,18 @@ pub struct RasterSetup {
     pub perspective: bool,
     /// True when the texture stage needs s, t (the divides are skipped otherwise).
     pub textured: bool,
+    /// PPSSPP's `!shadeGouraud` (SHADEMODE flat, or clear mode): triangles take v[2]'s
+    /// colours and lines v[1]'s, without interpolation [PP `ComputeRasterizerState`,
+    /// `DrawTriangleSlice`, `DrawLine`]. In clear mode this is the *rasterized* order's last
+    /// vertex, which is why it is a flag rather than the caller copying colours.
+    pub flat_shading: bool,
     /// ANTIALIASENABLE for lines: PPSSPP forces alpha 0x7F and derives s, t from the pixel
     /// position [PP `DrawLine`].
     pub antialias_lines: bool,
 }
 
 impl RasterSetup {
-    /// Setup with no band restriction and antialiasing off.
+    /// Setup with no band restriction, Gouraud shading and antialiasing off.
     pub fn new(clip: ClipRect, perspective: bool, textured: bool) -> RasterSetup {
         RasterSetup {
             clip,
@@ -103,6 +108,7 @@ impl RasterSetup {
             band_y1: i32::MAX,
             perspective,
             textured,
+            flat_shading: false,
             antialias_lines: false,
         }
     }

@@ -25,9 +25,8 @@ fn persp_st(v0: &ScreenVertex, v1: &ScreenVertex, p: f32) -> (f32, f32) {
     ((v0.s * wq0 + v1.s * wq1) * q_recip, (v0.t * wq0 + v1.t * wq1) * q_recip)
 }
 
-/// Draw a line from v[0] to v[1] (end pixel excluded). Flat shading: the caller copied the
-/// provoking (second) vertex's colours; PPSSPP uses v1's colours whenever both vertices
-/// agree.
+/// Draw a line from v[0] to v[1] (end pixel excluded). With [`RasterSetup::flat_shading`]
+/// (or equal colours) every pixel takes v[1]'s colours.
 pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
     let (a, b) = (&v[0], &v[1]);
     let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {
@@ -53,7 +52,7 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
     let yinc = dy as f64 / steps as f64;
     let zinc = dz as f64 / steps as f64;
 
-    let interpolate_color = !(a.color0 == b.color0 && a.color1 == b.color1);
+    let interpolate_color = !setup.flat_shading && !(a.color0 == b.color0 && a.color1 == b.color1);
     let steps1 = if steps == 0 { 1 } else { steps };
 
     let mut x = if a.x.0 > b.x.0 {

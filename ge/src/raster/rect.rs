@@ -277,3 +277,46 @@ pub fn sprite(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&
         emit,
     );
 }
+
+/// Draw a clear-mode sprite the way [PP `Rasterizer.cpp` `ClearRectangle`] does: used by
+/// PPSSPP for through-mode rectangles in clear mode with dithering off (`Clipper::ProcessRect`).
+/// Columns run from the first pixel of [`rectangle`] to `(max_x − 8) / 16` with C's
+/// truncating division ("only include the end pixel when it's >= 0.5"), so there is no
+/// second-lane quirk, but a sprite narrower than half a pixel at x < 1 still fills pixel 0.
+/// Nothing is drawn when that column count is ≤ 0. Fragments are flat from v[1]; texture
+/// coordinates are not produced (clear mode never textures).
+pub fn clear_rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    let Some(c) = cover(v, setup) else { return };
+    let (x0, y0) = (c.min_x >> 4, c.min_y >> 4);
+    // C `/` truncates toward zero.
+    let x1 = c.max_x.wrapping_sub(8) / 16;
+    let y1 = c.max_y.wrapping_sub(8) / 16;
+    if x1 - x0 + 1 <= 0 {
+        return;
+    }
+    let base = flat_fragment(&v[1]);
+    let mut y = y0.max(setup.band_y0.saturating_sub(1));
+    // Keep the quad grid anchored at (x0, y0).
+    if (y - y0) & 1 != 0 {
+        y -= 1;
+    }
+    while y <= y1 && y <= setup.band_y1 {
+        let mut x = x0;
+        while x <= x1 {
+            let mut frags = [base; 4];
+            let mut mask = 0u8;
+            for (lane, f) in frags.iter_mut().enumerate() {
+                f.x = x + (lane & 1) as i32;
+                f.y = y + (lane >> 1) as i32;
+                if f.x <= x1 && f.y <= y1 && setup.row_in_band(f.y) {
+                    mask |= 1 << lane;
+                }
+            }
+            if mask != 0 {
+                emit(&Quad { frags, mask });
+            }
+            x += 2;
+        }
+        y += 2;
+    }
+}

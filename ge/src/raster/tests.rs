@@ -364,3 +364,41 @@ fn fog_clamp_and_rounding_helpers() {
         }
     );
 }
+
+#[test]
+fn clear_rectangle_end_pixel_rule() {
+    // [PP ClearRectangle] end pixel included when its centre is inside: same columns as
+    // the centre rule, without the second-lane exception.
+    let s = RasterSetup::new(BIG, false, false);
+    let cols = |x0: i32, x1: i32| {
+        let mut v: Vec<i32> = count(|e| clear_rectangle(&[sv(x0, 0), sv(x1, 32)], &s, e))
+            .keys()
+            .filter(|k| k.1 == 0)
+            .map(|k| k.0)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(cols(16 * 11, 16 * 20 + 8), (11..20).collect::<Vec<_>>());
+    assert_eq!(cols(16 * 11, 16 * 20 + 9), (11..21).collect::<Vec<_>>());
+    assert_eq!(cols(16 * 10 + 9, 16 * 20), (11..20).collect::<Vec<_>>());
+    // Rows 0 and 1 only.
+    assert_eq!(count(|e| clear_rectangle(&[px(0, 0), px(3, 2)], &s, e)).len(), 6);
+}
+
+#[test]
+fn flat_shading_uses_last_vertex_colours() {
+    let mut s = RasterSetup::new(BIG, false, false);
+    s.flat_shading = true;
+    let (mut a, mut b, mut c) = (px(0, 0), px(8, 0), px(0, 8));
+    a.color0 = [10, 0, 0, 255];
+    b.color0 = [0, 20, 0, 255];
+    c.color0 = [0, 0, 30, 255];
+    // Whichever order is rasterized, its last vertex's colour fills the triangle.
+    let f = frags(|e| triangle(&[a, b, c], &s, e));
+    let g = frags(|e| triangle(&[c, b, a], &s, e));
+    let (f, want) = if f.is_empty() { (g, a.color0) } else { (f, c.color0) };
+    assert!(!f.is_empty() && f.iter().all(|f| f.color0 == want));
+    let l = frags(|e| line(&[a, b], &s, e));
+    assert!(l.len() == 8 && l.iter().all(|f| f.color0 == b.color0));
+}

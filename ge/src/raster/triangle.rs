@@ -44,8 +44,9 @@ pub fn triangle_culled(v: &[ScreenVertex; 3], cull: Cull, setup: &RasterSetup, e
 /// Rasterize one triangle in exactly the vertex order given (the order PPSSPP's binner
 /// receives it). Like [PP `BinManager::AddTriangle`] it draws nothing when the vertices run
 /// the "wrong" way (negative cross product) or are all on one vertical/horizontal line, so
-/// callers without culling use [`triangle_culled`]. Flat shading: the caller has already
-/// copied the provoking colour (PPSSPP puts it into v2).
+/// callers without culling use [`triangle_culled`]. Flat shading: the caller copies the
+/// provoking vertex's colours into v[2] (PPSSPP's `corrected2`, or into all three) and sets
+/// [`RasterSetup::flat_shading`].
 pub fn triangle(v: &[ScreenVertex; 3], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
     let p = [(v[0].x.0, v[0].y.0), (v[1].x.0, v[1].y.0), (v[2].x.0, v[2].y.0)];
     // [PP AddTriangle] winding and degenerate drops (32-bit wrapping as on x86).
@@ -181,9 +182,11 @@ impl Tri {
             // [PP DrawTriangleSlice] "All the z values are the same, no interpolation".
             z_flat: (zi[0] == zi[1] && zi[0] == zi[2]).then_some(zi[2]),
             c0: [f4(v[0].color0), f4(v[1].color0), f4(v[2].color0)],
-            c0_flat: (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0).then_some(v[2].color0),
+            c0_flat: (setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0))
+                .then_some(v[2].color0),
             c1: [f3(v[0].color1), f3(v[1].color1), f3(v[2].color1)],
-            c1_flat: (v[0].color1 == v[1].color1 && v[0].color1 == v[2].color1).then_some(v[2].color1),
+            c1_flat: (setup.flat_shading || (v[0].color1 == v[1].color1 && v[0].color1 == v[2].color1))
+                .then_some(v[2].color1),
             fog: [v[0].fog, v[1].fog, v[2].fog],
             no_fog: v[0].fog >= 1.0 && v[1].fog >= 1.0 && v[2].fog >= 1.0,
             s: [v[0].s, v[1].s, v[2].s],
