@@ -52,7 +52,8 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
     let yinc = dy as f64 / steps as f64;
     let zinc = dz as f64 / steps as f64;
 
-    let interpolate_color = !setup.flat_shading && !(a.color0 == b.color0 && a.color1 == b.color1);
+    let same = a.color0 == b.color0 && a.color1 == b.color1;
+    let interpolate_color = !(setup.flat_shading || same);
     let steps1 = if steps == 0 { 1 } else { steps };
 
     let mut x = if a.x.0 > b.x.0 {

@@ -291,7 +291,7 @@ pub fn clear_rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
     // C `/` truncates toward zero.
     let x1 = c.max_x.wrapping_sub(8) / 16;
     let y1 = c.max_y.wrapping_sub(8) / 16;
-    if x1 - x0 + 1 <= 0 {
+    if x1 < x0 {
         return;
     }
     let base = flat_fragment(&v[1]);

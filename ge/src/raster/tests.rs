@@ -402,3 +402,13 @@ fn flat_shading_uses_last_vertex_colours() {
     let l = frags(|e| line(&[a, b], &s, e));
     assert!(l.len() == 8 && l.iter().all(|f| f.color0 == b.color0));
 }
+
+#[test]
+fn cull_modes_follow_screen_winding() {
+    // [HW commands/cull] TL→TR→BR (clockwise on a y-down screen) is culled by CULL = 0.
+    let s = RasterSetup::new(BIG, false, false);
+    let cw = [px(10, 10), px(50, 10), px(50, 50)];
+    assert!(count(|e| triangle_culled(&cw, Cull::Cw, &s, e)).is_empty());
+    assert_eq!(count(|e| triangle_culled(&cw, Cull::Ccw, &s, e)).len(), 820);
+    assert_eq!(count(|e| triangle_culled(&cw, Cull::Off, &s, e)).len(), 820);
+}
