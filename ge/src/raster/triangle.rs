@@ -286,45 +286,65 @@ impl Tri {
     /// Interpolate every attribute for the four lanes of a quad.
     #[allow(clippy::too_many_arguments)]
     fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, textured: bool, persp: bool) -> Quad {
-        let mut frags = [Fragment::default(); 4];
-        for (lane, f) in frags.iter_mut().enumerate() {
-            let wf = [w[0][lane] as f32, w[1][lane] as f32, w[2][lane] as f32];
-            let lerp = |a: [f32; 3]| (wf[0] * a[0] + wf[1] * a[1] + wf[2] * a[2]) * recip;
-            f.x = x + (lane & 1) as i32;
-            f.y = y + (lane >> 1) as i32;
-            f.z = match self.z_flat {
-                Some(z) => z,
-                None => depth_u16(cvt_round(lerp(self.z))),
-            };
-            f.color0 = match self.c0_flat {
-                Some(c) => c,
-                None => {
-                    let ch = |i: usize| clamp_u8(cvt_round(lerp([self.c0[0][i], self.c0[1][i], self.c0[2][i]])));
-                    [ch(0), ch(1), ch(2), ch(3)]
-                }
-            };
-            f.color1 = match self.c1_flat {
-                Some(c) => c,
-                None => {
-                    let ch = |i: usize| clamp_u8(cvt_round(lerp([self.c1[0][i], self.c1[1][i], self.c1[2][i]])));
-                    [ch(0), ch(1), ch(2)]
-                }
-            };
-            f.fog = if self.no_fog { 255 } else { clamp_fog(lerp(self.fog)) };
-            if textured {
-                if persp {
-                    // [PP GetTextureCoordinatesProj]: weights w·(1/w), q interpolated with
-                    // them (q = 1 without projection gives the plain sum bit for bit).
-                    let wq = [wf[0] * self.inv_w[0], wf[1] * self.inv_w[1], wf[2] * self.inv_w[2]];
-                    let qr = 1.0f32 / ((wq[0] * self.q[0] + wq[1] * self.q[1] + wq[2] * self.q[2]) * 1.0);
-                    f.s = (wq[0] * self.s[0] + wq[1] * self.s[1] + wq[2] * self.s[2]) * qr;
-                    f.t = (wq[0] * self.t[0] + wq[1] * self.t[1] + wq[2] * self.t[2]) * qr;
-                } else {
-                    f.s = lerp(self.s);
-                    f.t = lerp(self.t);
+        // Lane-parallel (structure of arrays) so the compiler can use SIMD; every lane
+        // still evaluates PPSSPP's exact expression ((w0·a0 + w1·a1) + w2·a2)·(1/Σw).
+        let wf: [[f32; 4]; 3] = [w[0].map(|v| v as f32), w[1].map(|v| v as f32), w[2].map(|v| v as f32)];
+        let lerp = |a: [f32; 3]| -> [f32; 4] {
+            std::array::from_fn(|l| (wf[0][l] * a[0] + wf[1][l] * a[1] + wf[2][l] * a[2]) * recip)
+        };
+        let z = match self.z_flat {
+            Some(z) => [z; 4],
+            None => lerp(self.z).map(|v| depth_u16(cvt_round(v))),
+        };
+        let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
+        if self.c0_flat.is_none() {
+            for ch in 0..4 {
+                let v = lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]);
+                for (c, v) in c0.iter_mut().zip(v) {
+                    c[ch] = clamp_u8(cvt_round(v));
                 }
             }
         }
+        let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
+        if self.c1_flat.is_none() {
+            for ch in 0..3 {
+                let v = lerp([self.c1[0][ch], self.c1[1][ch], self.c1[2][ch]]);
+                for (c, v) in c1.iter_mut().zip(v) {
+                    c[ch] = clamp_u8(cvt_round(v));
+                }
+            }
+        }
+        let fog = if self.no_fog {
+            [255; 4]
+        } else {
+            lerp(self.fog).map(clamp_fog)
+        };
+        let (mut s, mut t) = ([0.0f32; 4], [0.0f32; 4]);
+        if textured {
+            if persp {
+                // [PP GetTextureCoordinatesProj]: weights w·(1/w), q interpolated with them
+                // (q = 1 without projection gives the plain sum bit for bit).
+                let wq: [[f32; 4]; 3] = std::array::from_fn(|k| wf[k].map(|v| v * self.inv_w[k]));
+                for l in 0..4 {
+                    let qr = 1.0f32 / ((wq[0][l] * self.q[0] + wq[1][l] * self.q[1] + wq[2][l] * self.q[2]) * 1.0);
+                    s[l] = (wq[0][l] * self.s[0] + wq[1][l] * self.s[1] + wq[2][l] * self.s[2]) * qr;
+                    t[l] = (wq[0][l] * self.t[0] + wq[1][l] * self.t[1] + wq[2][l] * self.t[2]) * qr;
+                }
+            } else {
+                s = lerp(self.s);
+                t = lerp(self.t);
+            }
+        }
+        let frags = std::array::from_fn(|l| Fragment {
+            x: x + (l & 1) as i32,
+            y: y + (l >> 1) as i32,
+            z: z[l],
+            color0: c0[l],
+            color1: c1[l],
+            fog: fog[l],
+            s: s[l],
+            t: t[l],
+        });
         Quad { frags, mask }
     }
 }
