@@ -412,3 +412,26 @@ fn cull_modes_follow_screen_winding() {
     assert_eq!(count(|e| triangle_culled(&cw, Cull::Ccw, &s, e)).len(), 820);
     assert_eq!(count(|e| triangle_culled(&cw, Cull::Off, &s, e)).len(), 820);
 }
+
+#[test]
+fn depth_and_colour_round_half_to_even() {
+    // Σw = 256·256 makes 1/Σw exact; pixel (8,0)'s sample (135,7) lies halfway along
+    // v0→v1, so the value is exactly (a0 + a1)/2. PPSSPP's x86-64 build converts with
+    // cvtps2dq: 1.5 → 2, 2.5 → 2 (truncation would give 1 and 2, half-up 2 and 3).
+    let s = RasterSetup::new(BIG, false, false);
+    for (a1, want) in [(3u8, 2u8), (5, 2), (7, 4)] {
+        let mut v0 = sv(7, 7);
+        let mut v1 = sv(7 + 256, 7);
+        let mut v2 = sv(7, 7 + 256);
+        v0.z = 0.0;
+        v1.z = a1 as f32;
+        v2.z = 9.0;
+        v0.color0 = [0, 0, 0, 0];
+        v1.color0 = [a1, 0, 0, 0];
+        v2.color0 = [0, 0, 0, 9];
+        let f = frags(|e| triangle_culled(&[v0, v1, v2], Cull::Off, &s, e));
+        let at = f.iter().find(|f| (f.x, f.y) == (8, 0)).expect("covered");
+        assert_eq!(at.z, want as u16);
+        assert_eq!(at.color0[0], want);
+    }
+}
