@@ -35,7 +35,9 @@ mod triangle;
 mod tests;
 
 pub use line::line;
-pub use rect::{clear_rectangle, rectangle, sprite, sprite_fast_path, SpriteFastPathState};
+pub use rect::{
+    clear_rectangle, rect_to_triangles, rectangle, split_rect_fog, sprite, sprite_fast_path, SpriteFastPathState,
+};
 pub use triangle::{triangle, triangle_culled, Cull};
 
 /// Inclusive drawing-coordinate rectangle (pixels).

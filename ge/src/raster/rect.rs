@@ -320,3 +320,80 @@ pub fn clear_rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
         y += 2;
     }
 }
+
+/// Transform-mode sprite fog: when the corners' fog factors differ by more than half a
+/// 1/255 step, PPSSPP splits the sprite at the X midpoint into two rectangles, each drawn
+/// with [`rectangle`] (flat from its second vertex): the half on v0's side gets v1's fog,
+/// the other half v0's ("nearest, but reversed"; its TODO says the middle is unverified)
+/// [PP `Clipper.cpp` `ProcessRect`]. Returns `None` when no split happens. Through mode
+/// never splits.
+pub fn split_rect_fog(v: &[ScreenVertex; 2]) -> Option<[[ScreenVertex; 2]; 2]> {
+    let (v0, v1) = (&v[0], &v[1]);
+    if v0.fog == v1.fog {
+        return None;
+    }
+    const HALF_STEP: f32 = 0.5 / 255.0;
+    if v1.fog - HALF_STEP <= v0.fog && v1.fog + HALF_STEP >= v0.fog {
+        return None;
+    }
+    // C: int division truncates; the float midpoint divides by 2.
+    let mid_x = v0.x.0.wrapping_add(v1.x.0.wrapping_sub(v0.x.0) / 2);
+    let mid_s = v0.s + (v1.s - v0.s) / 2.0;
+    let mut half0 = *v1;
+    half0.x.0 = mid_x;
+    half0.s = mid_s;
+    let mut half1 = *v1;
+    half1.x.0 = mid_x;
+    half1.y = v0.y;
+    half1.s = mid_s;
+    half1.t = v0.t;
+    let mut rev1 = *v1;
+    rev1.fog = v0.fog;
+    Some([[*v0, half0], [half1, rev1]])
+}
+
+/// A sprite drawn under texture-matrix projection: PPSSPP turns it into four triangles
+/// (two per diagonal, one of each pair surviving the winding check) from v1's attributes
+/// with the corners' texture coordinates, swapping the TR/BL texture coordinates for
+/// rotated corner orders [PP `Clipper.cpp` `AddTriangleRect`, `RotateUV`]. Pass each to
+/// [`triangle`] in order (no culling).
+pub fn rect_to_triangles(v: &[ScreenVertex; 2]) -> [[ScreenVertex; 3]; 4] {
+    let (v0, v1) = (&v[0], &v[1]);
+    let mut buf = [*v1; 4];
+    buf[0].x = v0.x;
+    buf[0].y = v0.y;
+    (buf[0].s, buf[0].t, buf[0].q) = (v0.s, v0.t, v0.q);
+    buf[1].x = v0.x;
+    (buf[1].s, buf[1].t, buf[1].q) = (v0.s, v1.t, v0.q);
+    buf[2].y = v0.y;
+    (buf[2].s, buf[2].t, buf[2].q) = (v1.s, v0.t, v1.q);
+    let (mut tl, mut tr, mut bl, mut br) = (0usize, 1usize, 2usize, 3usize);
+    for i in 0..4 {
+        let (x, y) = (buf[i].x.0, buf[i].y.0);
+        if x < buf[tl].x.0 && y < buf[tl].y.0 {
+            tl = i;
+        }
+        if x > buf[tr].x.0 && y < buf[tr].y.0 {
+            tr = i;
+        }
+        if x < buf[bl].x.0 && y > buf[bl].y.0 {
+            bl = i;
+        }
+        if x > buf[br].x.0 && y > buf[br].y.0 {
+            br = i;
+        }
+    }
+    // [PP RotateUV]
+    let (x1, y1, x2, y2) = (v0.x.0, v0.y.0, v1.x.0, v1.y.0);
+    if (x1 < x2 && y1 > y2) || (x1 > x2 && y1 < y2) {
+        let (a, b) = (buf[bl], buf[tr]);
+        (buf[bl].s, buf[bl].t, buf[bl].q) = (b.s, b.t, b.q);
+        (buf[tr].s, buf[tr].t, buf[tr].q) = (a.s, a.t, a.q);
+    }
+    [
+        [buf[tl], buf[tr], buf[bl]],
+        [buf[bl], buf[tr], buf[tl]],
+        [buf[tr], buf[br], buf[bl]],
+        [buf[bl], buf[br], buf[tr]],
+    ]
+}

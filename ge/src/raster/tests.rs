@@ -435,3 +435,42 @@ fn depth_and_colour_round_half_to_even() {
         assert_eq!(at.color0[0], want);
     }
 }
+
+#[test]
+fn transform_sprite_fog_split_halves() {
+    let (mut a, mut b) = (px(0, 0), px(10, 4));
+    a.fog = 0.0;
+    b.fog = 1.0;
+    let halves = split_rect_fog(&[a, b]).expect("split");
+    let s = RasterSetup::new(BIG, true, false);
+    let mut all = Vec::new();
+    for h in &halves {
+        all.extend(frags(|e| rectangle(h, &s, e)));
+    }
+    assert_eq!(all.len(), 40);
+    // "Nearest, but reversed": v0's half gets v1's fog and vice versa.
+    assert!(all.iter().all(|f| f.fog == if f.x < 5 { 255 } else { 0 }));
+    // Within half a 1/255 step: no split.
+    b.fog = 0.001;
+    assert!(split_rect_fog(&[a, b]).is_none());
+}
+
+#[test]
+fn projected_sprite_becomes_triangles() {
+    let (a, mut b) = (px(0, 0), px(4, 4));
+    (b.s, b.t) = (1.0, 1.0);
+    let s = RasterSetup::new(BIG, true, true);
+    let mut all = Vec::new();
+    for t in rect_to_triangles(&[a, b]) {
+        all.extend(frags(|e| triangle(&t, &s, e)));
+    }
+    // One triangle of each pair survives the winding check: every pixel once.
+    assert_eq!(all.len(), 16);
+    let mut keys: Vec<_> = all.iter().map(|f| (f.x, f.y)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 16);
+    // Sample (7/16, 7/16) px of a 4 px square mapped to 0..1: s = t = 7/64.
+    let f0 = all.iter().find(|f| (f.x, f.y) == (0, 0)).unwrap();
+    assert!((f0.s - 7.0 / 64.0).abs() < 1e-6 && (f0.t - 7.0 / 64.0).abs() < 1e-6);
+}
