@@ -13,6 +13,10 @@
 //!   corner order ([PP `DrawRectangle`], [PP `RasterizerRectangle.cpp` `DrawSprite`]).
 //! * [`line`]: PPSSPP's DDA along the major axis, end pixel excluded ([PP `DrawLine`]).
 //! * [`point`]: one pixel ([PP `DrawPoint`]).
+//! * Helpers for primitive assembly that decide which of these PPSSPP uses: sprite fog
+//!   splitting and projected-sprite triangulation ([`split_rect_fog`], [`rect_to_triangles`]),
+//!   the 1:1 sprite fast path ([`sprite_fast_path`]) and its detection of sprites drawn as
+//!   triangles or slices ([`detect_rect_from_pair`] and friends).
 //!
 //! Fragments come out as 2x2 [`Quad`]s. As in PPSSPP, the quad grid starts at the first
 //! pixel of the primitive's bounding box clipped to the scissor (so quad x/y are *not*
@@ -27,6 +31,7 @@
 
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
+mod detect;
 mod line;
 mod rect;
 mod triangle;
@@ -34,6 +39,10 @@ mod triangle;
 #[cfg(test)]
 mod tests;
 
+pub use detect::{
+    detect_rect_from_fan, detect_rect_from_pair, detect_rect_from_strip, detect_rect_through_slices, AsmVertex,
+    DetectState,
+};
 pub use line::line;
 pub use rect::{
     clear_rectangle, rect_to_triangles, rectangle, split_rect_fog, sprite, sprite_fast_path, SpriteFastPathState,

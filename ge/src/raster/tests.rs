@@ -474,3 +474,61 @@ fn projected_sprite_becomes_triangles() {
     let f0 = all.iter().find(|f| (f.x, f.y) == (0, 0)).unwrap();
     assert!((f0.s - 7.0 / 64.0).abs() < 1e-6 && (f0.t - 7.0 / 64.0).abs() < 1e-6);
 }
+
+fn asm(x: i32, y: i32) -> AsmVertex {
+    AsmVertex {
+        v: px(x, y),
+        clip_z: 0.0,
+        outside_range: false,
+    }
+}
+
+#[test]
+fn rectangle_detection_like_ppsspp() {
+    let st = DetectState {
+        through: true,
+        textured: false,
+        depth_matters: true,
+        fog: false,
+    };
+    let (tl, tr, br, bl) = (asm(0, 0), asm(4, 0), asm(4, 4), asm(0, 4));
+    assert_eq!(detect_rect_from_pair(&st, &[tl, tr, br, tl, br, bl]), Some((3, 4)));
+    let mut odd = bl;
+    odd.v.color0 = [1, 2, 3, 4];
+    assert_eq!(detect_rect_from_pair(&st, &[tl, tr, br, tl, br, odd]), None);
+    // Strip TL, BL, TR, BR: TL is vertex 0, BR the last one ≥ in both coordinates.
+    assert_eq!(detect_rect_from_strip(&st, &[tl, bl, tr, br]), Some((0, 3)));
+    assert_eq!(detect_rect_from_strip(&st, &[tl, bl, tr, asm(5, 4)]), None);
+    assert_eq!(detect_rect_from_fan(&st, &[tl, tr, br, bl]), Some((0, 2)));
+    // Textured fan with mirrored texture coordinates stays triangles.
+    let tst = DetectState { textured: true, ..st };
+    let with_uv = |mut a: AsmVertex, s: f32, t: f32| {
+        (a.v.s, a.v.t) = (s, t);
+        a
+    };
+    let fan = [
+        with_uv(tl, 4.0, 0.0),
+        with_uv(tr, 0.0, 0.0),
+        with_uv(br, 0.0, 4.0),
+        with_uv(bl, 4.0, 4.0),
+    ];
+    assert_eq!(detect_rect_from_fan(&tst, &fan), None);
+    let fan = [
+        with_uv(tl, 0.0, 0.0),
+        with_uv(tr, 4.0, 0.0),
+        with_uv(br, 4.0, 4.0),
+        with_uv(bl, 0.0, 4.0),
+    ];
+    assert_eq!(detect_rect_from_fan(&tst, &fan), Some((0, 2)));
+    // Adjacent 1:1 slices merge; 2:1 ones do not.
+    let slice = |x0: i32, x1: i32, s0: f32, s1: f32| {
+        let (mut a, mut b) = (px(x0, 0), px(x1, 8));
+        (a.s, b.s, a.t, b.t) = (s0, s1, 0.0, 8.0);
+        [a, b]
+    };
+    let [a, b] = slice(0, 4, 0.0, 4.0);
+    let [c, d] = slice(4, 8, 4.0, 8.0);
+    assert!(detect_rect_through_slices(&tst, &[a, b, c, d]));
+    let [c, d] = slice(4, 8, 4.0, 12.0);
+    assert!(!detect_rect_through_slices(&tst, &[a, b, c, d]));
+}
