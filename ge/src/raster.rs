@@ -25,6 +25,10 @@
 //! Lines and points emit one quad per pixel with only fragment 0 covered; the other three
 //! fragments carry the texture-coordinate deltas PPSSPP uses for their LOD.
 //!
+//! Depth: each vertex's z is first truncated to u16 (PPSSPP's `ScreenCoords::z`); an
+//! interpolated triangle z is then *rounded half to even* (`Vec4<float>::Cast<int>` is
+//! `cvtps2dq` on x86), not truncated as ge-reference §9.5 says; colours likewise.
+//!
 //! Texture coordinates stay in texels in through mode (PPSSPP scales by 1/width first;
 //! scaling by a power of two commutes with every rounding here, so the texture stage's
 //! later division gives identical bits).
