@@ -77,7 +77,9 @@ impl<P: Send + Sync> Binner<P> {
     }
 
     /// Rasterize everything pushed, then clear the queue. `draw(prim, tile, mem)` draws one
-    /// primitive into a tile; it must only touch the tile (memory is read-only).
+    /// primitive into a tile; it must only touch the tile (memory is read-only). Rasterize
+    /// with `RasterSetup::with_band(tile.y0, tile.y0 + tile.rows - 1)` so every band emits
+    /// only its own rows while the quad grid stays band-independent.
     pub fn flush(
         &mut self,
         target: &FbTarget,
