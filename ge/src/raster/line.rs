@@ -1,0 +1,137 @@
+//! Lines: PPSSPP's DDA along the major axis ([PP `Rasterizer.cpp` `DrawLine`]).
+//!
+//! `steps = |major delta| / 16` pixels are visited starting at v0 (moved back one 1/16
+//! unit when the line runs towards negative coordinates), advancing by delta/steps in
+//! double precision; the end pixel is therefore excluded [HW `primitives/lines.bmp`: a
+//! horizontal line from 14 to 16 lights 14 and 15]. Colours interpolate in integers with
+//! truncation, fog and texture coordinates in single precision, depth in double precision
+//! truncated per pixel. PPSSPP's own TODO says fractional endpoints are not exact; its
+//! behaviour is what the references show.
+
+use super::{
+    clamp_fog, clamp_u8, cvt_trunc_f64, depth_u16, screen_range, single_pixel_quad, vertex_depth, RasterSetup,
+};
+use crate::geom::{Fragment, Quad, ScreenVertex};
+
+/// [PP GetTextureCoordinates(v0, v1, p)] / `GetTextureCoordinatesProj`: perspective-correct
+/// two-point interpolation with weight `p` on v0 (q = 1 without projection gives the same
+/// bits as the non-projective formula).
+fn persp_st(v0: &ScreenVertex, v1: &ScreenVertex, p: f32) -> (f32, f32) {
+    let q0 = 1.0f32 / v0.w;
+    let q1 = 1.0f32 / v1.w;
+    let wq0 = p * q0;
+    let wq1 = (1.0f32 - p) * q1;
+    let q_recip = 1.0f32 / (v0.q * wq0 + v1.q * wq1);
+    ((v0.s * wq0 + v1.s * wq1) * q_recip, (v0.t * wq0 + v1.t * wq1) * q_recip)
+}
+
+/// Draw a line from v[0] to v[1] (end pixel excluded). With [`RasterSetup::flat_shading`]
+/// (or equal colours) every pixel takes v[1]'s colours.
+pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    let (a, b) = (&v[0], &v[1]);
+    let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {
+        return;
+    };
+    let (az, bz) = (vertex_depth(a.z) as i32, vertex_depth(b.z) as i32);
+    let mut dx = b.x.0.wrapping_sub(a.x.0);
+    let mut dy = b.y.0.wrapping_sub(a.y.0);
+    let dz = bz - az;
+    let steps = if dx.unsigned_abs() < dy.unsigned_abs() {
+        dy.unsigned_abs() / 16
+    } else {
+        dx.unsigned_abs() / 16
+    } as i32;
+    // [PP DrawLine] "Avoid going too far since we typically don't start at the pixel center."
+    if (-16..0).contains(&dx) {
+        dx += 1;
+    }
+    if (-16..0).contains(&dy) {
+        dy += 1;
+    }
+    let xinc = dx as f64 / steps as f64;
+    let yinc = dy as f64 / steps as f64;
+    let zinc = dz as f64 / steps as f64;
+
+    let same = a.color0 == b.color0 && a.color1 == b.color1;
+    let interpolate_color = !(setup.flat_shading || same);
+    let steps1 = if steps == 0 { 1 } else { steps };
+
+    let mut x = if a.x.0 > b.x.0 {
+        a.x.0 as f64 - 1.0
+    } else {
+        a.x.0 as f64
+    };
+    let mut y = if a.y.0 > b.y.0 {
+        a.y.0 as f64 - 1.0
+    } else {
+        a.y.0 as f64
+    };
+    let mut z = az as f64;
+    for i in 0..steps {
+        let mask_ok = x >= range[0] as f64 && y >= range[1] as f64 && x <= range[2] as f64 && y <= range[3] as f64;
+        // In range x, y ≥ 0, so PPSSPP's (int)x / 16 is a floor.
+        let px = cvt_trunc_f64(x) / 16;
+        let py = cvt_trunc_f64(y) / 16;
+        if mask_ok && setup.row_in_band(py) {
+            let (wa, wb) = (steps - i, i);
+            let (color0, color1) = if interpolate_color {
+                let c4 = |k: usize| clamp_u8((a.color0[k] as i32 * wa + b.color0[k] as i32 * wb) / steps1);
+                let c3 = |k: usize| clamp_u8((a.color1[k] as i32 * wa + b.color1[k] as i32 * wb) / steps1);
+                ([c4(0), c4(1), c4(2), c4(3)], [c3(0), c3(1), c3(2)])
+            } else {
+                (b.color0, b.color1)
+            };
+            let mut color0 = color0;
+            if setup.antialias_lines {
+                // [PP DrawLine] "TODO: Calculate." – alpha is forced.
+                color0[3] = 0x7F;
+            }
+            let fog = clamp_fog((a.fog * wa as f32 + b.fog * wb as f32) / steps1 as f32);
+            let (mut s, mut t, mut ds, mut dt) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+            if setup.textured {
+                let (s1, t1);
+                if setup.perspective {
+                    (s, t) = persp_st(a, b, wa as f32 / steps1 as f32);
+                    (s1, t1) = persp_st(a, b, (wa - 1) as f32 / steps1 as f32);
+                } else {
+                    let lerp = |p: f32, q: f32, k0: i32, k1: i32| (p * k0 as f32 + q * k1 as f32) / steps1 as f32;
+                    s = lerp(a.s, b.s, wa, wb);
+                    t = lerp(a.t, b.t, wa, wb);
+                    s1 = lerp(a.s, b.s, wa - 1, wb + 1);
+                    t1 = lerp(a.t, b.t, wa - 1, wb + 1);
+                }
+                // [PP DrawLine] float·16 times the double 1/inc, narrowed to float.
+                ds = if xinc == 0.0 {
+                    0.0
+                } else {
+                    ((s1 - s) * 16.0) as f64 * (1.0 / xinc)
+                } as f32;
+                dt = if yinc == 0.0 {
+                    0.0
+                } else {
+                    ((t1 - t) * 16.0) as f64 * (1.0 / yinc)
+                } as f32;
+                if setup.antialias_lines && setup.perspective {
+                    // guess: [PP DrawLine] "naive and wrong" AA texcoords are normalised;
+                    // only reproducible in transform mode, where fragments carry normalised s/t.
+                    s = (((px as f32) as f64 + xinc / 32.0) / 512.0) as f32;
+                    t = (((py as f32) as f64 + yinc / 32.0) / 512.0) as f32;
+                }
+            }
+            let f = Fragment {
+                x: px,
+                y: py,
+                z: depth_u16(cvt_trunc_f64(z)),
+                color0,
+                color1,
+                fog,
+                s,
+                t,
+            };
+            emit(&single_pixel_quad(f, ds, dt));
+        }
+        x += xinc;
+        y += yinc;
+        z += zinc;
+    }
+}

@@ -1,0 +1,581 @@
+//! Rasterizer tests. Expected values are derived by hand from ge-reference §9 and the
+//! hardware measurements quoted there.
+
+use super::*;
+use crate::geom::SubPixel;
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+const BIG: ClipRect = ClipRect {
+    x0: 0,
+    y0: 0,
+    x1: 1023,
+    y1: 1023,
+};
+
+fn sv(x16: i32, y16: i32) -> ScreenVertex {
+    ScreenVertex {
+        x: SubPixel(x16),
+        y: SubPixel(y16),
+        z: 0.0,
+        w: 1.0,
+        s: 0.0,
+        t: 0.0,
+        q: 1.0,
+        color0: [255, 255, 255, 255],
+        color1: [0; 3],
+        fog: 1.0,
+    }
+}
+
+fn px(x: i32, y: i32) -> ScreenVertex {
+    sv(x * 16, y * 16)
+}
+
+/// Coverage counts per pixel.
+fn count(draw: impl FnOnce(&mut dyn FnMut(&Quad))) -> HashMap<(i32, i32), u32> {
+    let mut m = HashMap::new();
+    let mut f = |q: &Quad| {
+        for i in 0..4 {
+            if q.mask & (1 << i) != 0 {
+                *m.entry((q.frags[i].x, q.frags[i].y)).or_insert(0) += 1;
+            }
+        }
+    };
+    draw(&mut f);
+    m
+}
+
+fn frags(draw: impl FnOnce(&mut dyn FnMut(&Quad))) -> Vec<Fragment> {
+    let mut out = Vec::new();
+    let mut f = |q: &Quad| {
+        for i in 0..4 {
+            if q.mask & (1 << i) != 0 {
+                out.push(q.frags[i]);
+            }
+        }
+    };
+    draw(&mut f);
+    out
+}
+
+fn tri(v: [ScreenVertex; 3], setup: &RasterSetup) -> HashMap<(i32, i32), u32> {
+    count(|e| triangle_culled(&v, Cull::Off, setup, e))
+}
+
+#[test]
+fn box_10_50_covers_1600_pixels() {
+    // [HW primitives/triangles.bmp] box (10,10)-(50,50) covers x,y 10..49.
+    let s = RasterSetup::new(BIG, false, false);
+    let mut m = tri([px(10, 10), px(50, 10), px(50, 50)], &s);
+    for (k, c) in tri([px(10, 10), px(50, 50), px(10, 50)], &s) {
+        *m.entry(k).or_insert(0) += c;
+    }
+    assert_eq!(m.len(), 1600);
+    assert!(m.values().all(|&c| c == 1));
+    assert!(m.keys().all(|&(x, y)| (10..50).contains(&x) && (10..50).contains(&y)));
+}
+
+#[test]
+fn half_box_triangle_covers_780_pixels() {
+    // [HW vertices/colors.bmp] (60,50),(60,10),(100,50): 39·40/2 pixels.
+    let s = RasterSetup::new(BIG, false, false);
+    let m = tri([px(60, 50), px(60, 10), px(100, 50)], &s);
+    assert_eq!(m.len(), 780);
+    // Row 49 spans x 60..=98 (hypotenuse is a right edge, exclusive).
+    assert!(m.contains_key(&(98, 49)) && !m.contains_key(&(99, 49)));
+    assert!(!m.keys().any(|&(_, y)| y == 10));
+}
+
+#[test]
+fn wrong_winding_draws_nothing_without_cull_off() {
+    let s = RasterSetup::new(BIG, false, false);
+    let v = [px(10, 10), px(50, 10), px(50, 50)];
+    let rev = [v[2], v[1], v[0]];
+    let a = count(|e| triangle(&v, &s, e)).len();
+    let b = count(|e| triangle(&rev, &s, e)).len();
+    assert_eq!(a.min(b), 0);
+    // Upper-right half (px > py) plus the diagonal, a left edge here: 780 + 40.
+    assert_eq!(a.max(b), 820);
+}
+
+#[test]
+fn scissor_and_band_limit_coverage() {
+    let clip = ClipRect {
+        x0: 20,
+        y0: 15,
+        x1: 29,
+        y1: 34,
+    };
+    let s = RasterSetup::new(clip, false, false);
+    let m = tri([px(10, 10), px(50, 10), px(10, 50)], &s);
+    assert!(m.keys().all(|&(x, y)| clip.contains(x, y)));
+    // Bands partition the same coverage, with identical fragments.
+    let full = frags(|e| triangle_culled(&[px(10, 10), px(50, 10), px(10, 50)], Cull::Off, &s, e));
+    let mut banded = Vec::new();
+    for y0 in (0..64).step_by(3) {
+        let b = s.with_band(y0, y0 + 2);
+        banded.extend(frags(|e| {
+            triangle_culled(&[px(10, 10), px(50, 10), px(10, 50)], Cull::Off, &b, e)
+        }));
+    }
+    let key = |f: &Fragment| (f.y, f.x);
+    let (mut a, mut b) = (full.clone(), banded);
+    a.sort_by_key(key);
+    b.sort_by_key(key);
+    assert_eq!(a, b);
+}
+
+fn orient(a: (i64, i64), b: (i64, i64), p: (i64, i64)) -> i64 {
+    (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+}
+
+/// [PP IsRightSideOrFlatBottomLine] with C's truncating division.
+fn right_side_truncated(v: (i64, i64), l1: (i64, i64), l2: (i64, i64)) -> bool {
+    if l1.1 == l2.1 {
+        v.1 < l1.1
+    } else {
+        v.0 < l1.0 + (l2.0 - l1.0) * (v.1 - l1.1) / (l2.1 - l1.1)
+    }
+}
+
+/// The same test in exact rational arithmetic.
+fn right_side_exact(v: (i64, i64), l1: (i64, i64), l2: (i64, i64)) -> bool {
+    if l1.1 == l2.1 {
+        return v.1 < l1.1;
+    }
+    let dy = l2.1 - l1.1;
+    let lhs = (v.0 - l1.0) * dy;
+    let rhs = (l2.0 - l1.0) * (v.1 - l1.1);
+    if dy > 0 {
+        lhs < rhs
+    } else {
+        lhs > rhs
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
+    #[test]
+    fn shared_edge_fill_rule(ax in 0i32..1024, ay in 0i32..1024, bx in 0i32..1024, by in 0i32..1024,
+                             cx in 0i32..1024, cy in 0i32..1024, dx in 0i32..1024, dy in 0i32..1024) {
+        let (a, b) = ((ax as i64, ay as i64), (bx as i64, by as i64));
+        let (mut c, mut d) = ((cx as i64, cy as i64), (dx as i64, dy as i64));
+        let (oc, od) = (orient(a, b, c), orient(a, b, d));
+        prop_assume!(oc != 0 && od != 0 && (oc > 0) != (od > 0));
+        if oc < 0 {
+            std::mem::swap(&mut c, &mut d);
+        }
+        let (cx, cy, dx, dy) = (c.0 as i32, c.1 as i32, d.0 as i32, d.1 as i32);
+        // PPSSPP decides "right edge" with a truncating division, which misjudges an
+        // opposite vertex lying within one unit of the shared edge's line; then both
+        // triangles (or neither) own the edge. Those near-degenerate cases are PPSSPP's
+        // behaviour, reproduced on purpose, and excluded here.
+        for o in [c, d] {
+            prop_assume!(right_side_exact(o, a, b) == right_side_truncated(o, a, b));
+            prop_assume!(right_side_exact(o, b, a) == right_side_truncated(o, b, a));
+        }
+        let s = RasterSetup::new(BIG, false, false);
+        let mut m = tri([sv(ax, ay), sv(bx, by), sv(cx, cy)], &s);
+        for (k, n) in tri([sv(ax, ay), sv(bx, by), sv(dx, dy)], &s) {
+            *m.entry(k).or_insert(0) += n;
+        }
+        for py in 0..64 {
+            for pxl in 0..64 {
+                let p = (16 * pxl as i64 + 7, 16 * py as i64 + 7);
+                let n = m.get(&(pxl, py)).copied().unwrap_or(0);
+                prop_assert!(n <= 1, "pixel ({pxl},{py}) drawn {n} times");
+                let e1 = [orient(a, b, p), orient(b, c, p), orient(c, a, p)];
+                let e2 = [-orient(a, b, p), -orient(b, d, p), -orient(d, a, p)];
+                let strictly_in = |e: &[i64; 3]| e.iter().all(|&v| v > 0);
+                let out = |e: &[i64; 3]| e.iter().any(|&v| v < 0);
+                // Interior of the union: inside either triangle, or on the open shared edge.
+                let on_shared = e1[0] == 0 && e1[1] > 0 && e1[2] > 0 && e2[1] > 0 && e2[2] > 0;
+                if strictly_in(&e1) || strictly_in(&e2) || on_shared {
+                    prop_assert_eq!(n, 1, "interior pixel ({},{}) missed", pxl, py);
+                }
+                if out(&e1) && out(&e2) {
+                    prop_assert_eq!(n, 0, "exterior pixel ({},{}) drawn", pxl, py);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sprite_pixel_centre_rule() {
+    // §9.3: drawn iff x_min ≤ 16px + 8 < x_max.
+    let s = RasterSetup::new(BIG, false, false);
+    let xs = |x0: i32, x1: i32| {
+        let mut v: Vec<i32> = count(|e| rectangle(&[sv(x0, 16 * 4), sv(x1, 16 * 6)], &s, e))
+            .keys()
+            .filter(|k| k.1 == 4)
+            .map(|k| k.0)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(xs(16 * 10, 16 * 20), (10..20).collect::<Vec<_>>());
+    assert_eq!(xs(16 * 10 + 8, 16 * 20), (10..20).collect::<Vec<_>>());
+    assert_eq!(xs(16 * 10 + 9, 16 * 20), (11..20).collect::<Vec<_>>());
+    assert_eq!(xs(16 * 10, 16 * 20 + 9), (10..21).collect::<Vec<_>>());
+    // Centre exactly on the right edge: excluded as the first pixel of a quad ...
+    assert_eq!(xs(16 * 10, 16 * 20 + 8), (10..20).collect::<Vec<_>>());
+    // ... but PPSSPP's second-lane test is ≤, so it is drawn as the second pixel.
+    assert_eq!(xs(16 * 11, 16 * 20 + 8), (11..21).collect::<Vec<_>>());
+    // Rows: y 4..6 → rows 4 and 5 only.
+    let m = count(|e| rectangle(&[sv(16 * 10, 16 * 4), sv(16 * 20, 16 * 6)], &s, e));
+    assert_eq!(m.len(), 20);
+}
+
+#[test]
+fn sprite_flat_attributes_and_texture_rotation() {
+    let s = RasterSetup::new(BIG, false, true);
+    let mut a = px(0, 0);
+    let mut b = px(4, 4);
+    (a.s, a.t, b.s, b.t) = (0.0, 0.0, 4.0, 8.0);
+    a.color0 = [1, 2, 3, 4];
+    b.color0 = [9, 8, 7, 6];
+    b.z = 1234.0;
+    let f = frags(|e| rectangle(&[a, b], &s, e));
+    assert_eq!(f.len(), 16);
+    for fr in &f {
+        assert_eq!(fr.color0, [9, 8, 7, 6]);
+        assert_eq!(fr.z, 1234);
+        // Pixel centres: s = x + 0.5, t = 2·(y + 0.5).
+        assert_eq!((fr.s, fr.t), (fr.x as f32 + 0.5, 2.0 * (fr.y as f32 + 0.5)));
+    }
+    // TR→BL corners: S runs along Y [PP DrawRectangle rotation].
+    let mut tr = px(4, 0);
+    let mut bl = px(0, 4);
+    (tr.s, tr.t, bl.s, bl.t) = (0.0, 0.0, 4.0, 4.0);
+    for fr in frags(|e| rectangle(&[tr, bl], &s, e)) {
+        assert_eq!((fr.s, fr.t), (fr.y as f32 + 0.5, 4.0 - (fr.x as f32 + 0.5)));
+    }
+}
+
+#[test]
+fn sprite_fast_path_truncates_start_texel() {
+    let st = SpriteFastPathState {
+        through: true,
+        clear_mode: false,
+        has_mips: false,
+        texture_proj: false,
+        tex_size: Some((64, 64)),
+    };
+    let mut a = px(2, 2);
+    let mut b = px(6, 4);
+    (a.s, a.t, b.s, b.t) = (0.5, 1.0, 4.5, 3.0);
+    assert!(sprite_fast_path(&[a, b], &st));
+    assert!(!sprite_fast_path(&[b, a], &st));
+    let s = RasterSetup::new(BIG, false, true);
+    for fr in frags(|e| sprite(&[a, b], &s, e)) {
+        // s_start = (int)0.5 = 0: texel x − 2, emitted at its centre.
+        assert_eq!((fr.s, fr.t), ((fr.x - 2) as f32 + 0.5, (fr.y - 2 + 1) as f32 + 0.5));
+    }
+}
+
+#[test]
+fn line_excludes_end_pixel() {
+    // [HW primitives/lines.bmp] 14 → 16 lights 14 and 15.
+    let s = RasterSetup::new(BIG, false, false);
+    let xs = |a: ScreenVertex, b: ScreenVertex| {
+        let mut v: Vec<(i32, i32)> = count(|e| line(&[a, b], &s, e)).into_keys().collect();
+        v.sort();
+        v
+    };
+    assert_eq!(xs(px(14, 5), px(16, 5)), vec![(14, 5), (15, 5)]);
+    assert_eq!(xs(px(16, 5), px(14, 5)), vec![(14, 5), (15, 5)]);
+    assert_eq!(xs(px(3, 2), px(3, 6)), vec![(3, 2), (3, 3), (3, 4), (3, 5)]);
+    assert!(xs(px(3, 2), px(3, 2)).is_empty());
+}
+
+#[test]
+fn line_colour_interpolates_with_truncation() {
+    let s = RasterSetup::new(BIG, false, false);
+    let (mut a, mut b) = (px(0, 0), px(4, 0));
+    a.color0 = [0, 0, 0, 255];
+    b.color0 = [255, 10, 0, 255];
+    let f = frags(|e| line(&[a, b], &s, e));
+    // steps = 4: colour = (c0·(4−i) + c1·i) / 4, truncated.
+    let r: Vec<u8> = f.iter().map(|f| f.color0[0]).collect();
+    let g: Vec<u8> = f.iter().map(|f| f.color0[1]).collect();
+    assert_eq!(r, vec![0, 63, 127, 191]);
+    assert_eq!(g, vec![0, 2, 5, 7]);
+}
+
+#[test]
+fn point_lights_one_pixel() {
+    let s = RasterSetup::new(BIG, false, false);
+    let m = count(|e| point(&sv(14 * 16 + 9, 3 * 16 + 15), &s, e));
+    assert_eq!(m.into_iter().collect::<Vec<_>>(), vec![((14, 3), 1)]);
+    let clip = ClipRect {
+        x0: 0,
+        y0: 0,
+        x1: 13,
+        y1: 100,
+    };
+    assert!(count(|e| point(&px(14, 3), &RasterSetup::new(clip, false, false), e)).is_empty());
+}
+
+#[test]
+fn perspective_vs_linear_texcoords() {
+    // A = (0,0) w=1, B = (16,0) px w=4 s=1, C = (0,16) px w=1 t=1. At pixel (0,0) the
+    // sample (7/16, 7/16) px has weights λA = 242/256, λB = λC = 7/256.
+    let mut a = sv(0, 0);
+    let mut b = sv(256, 0);
+    let mut c = sv(0, 256);
+    b.w = 4.0;
+    b.s = 1.0;
+    c.t = 1.0;
+    let _ = &mut a;
+    let at00 = |persp: bool| {
+        let s = RasterSetup::new(BIG, persp, true);
+        frags(|e| triangle_culled(&[a, b, c], Cull::Off, &s, e))
+            .into_iter()
+            .find(|f| (f.x, f.y) == (0, 0))
+            .unwrap()
+    };
+    let lin = at00(false);
+    assert!((lin.s - 7.0 / 256.0).abs() < 1e-6 && (lin.t - 7.0 / 256.0).abs() < 1e-6);
+    // s = (λB/4) / (λA + λB/4 + λC) = 7/1003, t = λC / (...) = 28/1003.
+    let per = at00(true);
+    assert!((per.s - 7.0 / 1003.0).abs() < 1e-6, "{}", per.s);
+    assert!((per.t - 28.0 / 1003.0).abs() < 1e-6, "{}", per.t);
+}
+
+#[test]
+fn colour_and_depth_at_vertex_equal_vertex_values() {
+    // v0 sits exactly on pixel (0,0)'s sample point (7,7).
+    let s = RasterSetup::new(BIG, false, false);
+    for (c, z) in [
+        ([255u8, 0, 0, 255], 65535.0f32),
+        ([17, 200, 3, 128], 1.0),
+        ([1, 254, 127, 0], 30000.0),
+    ] {
+        let mut v0 = sv(7, 7);
+        let mut v1 = sv(16 * 20 + 7, 7);
+        let mut v2 = sv(7, 16 * 20 + 7);
+        v0.color0 = c;
+        v0.z = z;
+        v1.color0 = [0, 255, 0, 255];
+        v2.color0 = [0, 0, 255, 0];
+        v1.z = 0.0;
+        v2.z = 500.0;
+        v1.fog = 0.0;
+        let f = frags(|e| triangle_culled(&[v0, v1, v2], Cull::Off, &s, e));
+        let at = f.iter().find(|f| (f.x, f.y) == (0, 0)).expect("vertex pixel covered");
+        assert_eq!(at.color0, c);
+        assert_eq!(at.z, z as u16);
+        assert_eq!(at.fog, 255);
+        // Pixel (5,0): a quarter of the way along v0→v1, so 3/4·c0 + 1/4·c1, rounded to
+        // nearest (none of these lands on a tie).
+        let q = f.iter().find(|f| (f.x, f.y) == (5, 0)).unwrap();
+        assert_eq!(q.color0[1], ((3.0 * c[1] as f64 + 255.0) / 4.0).round() as u8);
+        assert_eq!(q.color0[2], ((3.0 * c[2] as f64) / 4.0).round() as u8);
+    }
+}
+
+#[test]
+fn fog_clamp_and_rounding_helpers() {
+    assert_eq!(clamp_fog(1.0), 255);
+    assert_eq!(clamp_fog(7.0), 255);
+    assert_eq!(clamp_fog(0.5), 128);
+    assert_eq!(clamp_fog(0.99), 253); // floor(0.99·256)
+    assert_eq!(clamp_fog(-0.1), 0);
+    assert_eq!(clamp_fog(0.001), 0);
+    assert_eq!(cvt_round(2.5), 2);
+    assert_eq!(cvt_round(3.5), 4);
+    assert_eq!(cvt_round(f32::NAN), i32::MIN);
+    assert_eq!(
+        bounds(&[sv(17, -1), sv(100, 40)]),
+        ClipRect {
+            x0: 1,
+            y0: -1,
+            x1: 6,
+            y1: 2
+        }
+    );
+}
+
+#[test]
+fn clear_rectangle_end_pixel_rule() {
+    // [PP ClearRectangle] end pixel included when its centre is inside: same columns as
+    // the centre rule, without the second-lane exception.
+    let s = RasterSetup::new(BIG, false, false);
+    let cols = |x0: i32, x1: i32| {
+        let mut v: Vec<i32> = count(|e| clear_rectangle(&[sv(x0, 0), sv(x1, 32)], &s, e))
+            .keys()
+            .filter(|k| k.1 == 0)
+            .map(|k| k.0)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(cols(16 * 11, 16 * 20 + 8), (11..20).collect::<Vec<_>>());
+    assert_eq!(cols(16 * 11, 16 * 20 + 9), (11..21).collect::<Vec<_>>());
+    assert_eq!(cols(16 * 10 + 9, 16 * 20), (11..20).collect::<Vec<_>>());
+    // Rows 0 and 1 only.
+    assert_eq!(count(|e| clear_rectangle(&[px(0, 0), px(3, 2)], &s, e)).len(), 6);
+}
+
+#[test]
+fn flat_shading_uses_last_vertex_colours() {
+    let mut s = RasterSetup::new(BIG, false, false);
+    s.flat_shading = true;
+    let (mut a, mut b, mut c) = (px(0, 0), px(8, 0), px(0, 8));
+    a.color0 = [10, 0, 0, 255];
+    b.color0 = [0, 20, 0, 255];
+    c.color0 = [0, 0, 30, 255];
+    // Whichever order is rasterized, its last vertex's colour fills the triangle.
+    let f = frags(|e| triangle(&[a, b, c], &s, e));
+    let g = frags(|e| triangle(&[c, b, a], &s, e));
+    let (f, want) = if f.is_empty() { (g, a.color0) } else { (f, c.color0) };
+    assert!(!f.is_empty() && f.iter().all(|f| f.color0 == want));
+    let l = frags(|e| line(&[a, b], &s, e));
+    assert!(l.len() == 8 && l.iter().all(|f| f.color0 == b.color0));
+}
+
+#[test]
+fn cull_modes_follow_screen_winding() {
+    // [HW commands/cull] TL→TR→BR (clockwise on a y-down screen) is culled by CULL = 0.
+    let s = RasterSetup::new(BIG, false, false);
+    let cw = [px(10, 10), px(50, 10), px(50, 50)];
+    assert!(count(|e| triangle_culled(&cw, Cull::Cw, &s, e)).is_empty());
+    assert_eq!(count(|e| triangle_culled(&cw, Cull::Ccw, &s, e)).len(), 820);
+    assert_eq!(count(|e| triangle_culled(&cw, Cull::Off, &s, e)).len(), 820);
+}
+
+#[test]
+fn depth_and_colour_round_half_to_even() {
+    // Σw = 256·256 makes 1/Σw exact; pixel (8,0)'s sample (135,7) lies halfway along
+    // v0→v1, so the value is exactly (a0 + a1)/2. PPSSPP's x86-64 build converts with
+    // cvtps2dq: 1.5 → 2, 2.5 → 2 (truncation would give 1 and 2, half-up 2 and 3).
+    let s = RasterSetup::new(BIG, false, false);
+    for (a1, want) in [(3u8, 2u8), (5, 2), (7, 4)] {
+        let mut v0 = sv(7, 7);
+        let mut v1 = sv(7 + 256, 7);
+        let mut v2 = sv(7, 7 + 256);
+        v0.z = 0.0;
+        v1.z = a1 as f32;
+        v2.z = 9.0;
+        v0.color0 = [0, 0, 0, 0];
+        v1.color0 = [a1, 0, 0, 0];
+        v2.color0 = [0, 0, 0, 9];
+        let f = frags(|e| triangle_culled(&[v0, v1, v2], Cull::Off, &s, e));
+        let at = f.iter().find(|f| (f.x, f.y) == (8, 0)).expect("covered");
+        assert_eq!(at.z, want as u16);
+        assert_eq!(at.color0[0], want);
+    }
+}
+
+#[test]
+fn transform_sprite_fog_split_halves() {
+    let (mut a, mut b) = (px(0, 0), px(10, 4));
+    a.fog = 0.0;
+    b.fog = 1.0;
+    let halves = split_rect_fog(&[a, b]).expect("split");
+    let s = RasterSetup::new(BIG, true, false);
+    let mut all = Vec::new();
+    for h in &halves {
+        all.extend(frags(|e| rectangle(h, &s, e)));
+    }
+    assert_eq!(all.len(), 40);
+    // "Nearest, but reversed": v0's half gets v1's fog and vice versa.
+    assert!(all.iter().all(|f| f.fog == if f.x < 5 { 255 } else { 0 }));
+    // Within half a 1/255 step: no split.
+    b.fog = 0.001;
+    assert!(split_rect_fog(&[a, b]).is_none());
+}
+
+#[test]
+fn projected_sprite_becomes_triangles() {
+    let (a, mut b) = (px(0, 0), px(4, 4));
+    (b.s, b.t) = (1.0, 1.0);
+    let s = RasterSetup::new(BIG, true, true);
+    let mut all = Vec::new();
+    for t in rect_to_triangles(&[a, b]) {
+        all.extend(frags(|e| triangle(&t, &s, e)));
+    }
+    // One triangle of each pair survives the winding check: every pixel once.
+    assert_eq!(all.len(), 16);
+    let mut keys: Vec<_> = all.iter().map(|f| (f.x, f.y)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 16);
+    // Sample (7/16, 7/16) px of a 4 px square mapped to 0..1: s = t = 7/64.
+    let f0 = all.iter().find(|f| (f.x, f.y) == (0, 0)).unwrap();
+    assert!((f0.s - 7.0 / 64.0).abs() < 1e-6 && (f0.t - 7.0 / 64.0).abs() < 1e-6);
+}
+
+fn asm(x: i32, y: i32) -> AsmVertex {
+    AsmVertex {
+        v: px(x, y),
+        clip_z: 0.0,
+        outside_range: false,
+    }
+}
+
+#[test]
+fn rectangle_detection_like_ppsspp() {
+    let st = DetectState {
+        through: true,
+        textured: false,
+        depth_matters: true,
+        fog: false,
+    };
+    let (tl, tr, br, bl) = (asm(0, 0), asm(4, 0), asm(4, 4), asm(0, 4));
+    assert_eq!(detect_rect_from_pair(&st, &[tl, tr, br, tl, br, bl]), Some((3, 4)));
+    let mut odd = bl;
+    odd.v.color0 = [1, 2, 3, 4];
+    assert_eq!(detect_rect_from_pair(&st, &[tl, tr, br, tl, br, odd]), None);
+    // Strip TL, BL, TR, BR: TL is vertex 0, BR the last one ≥ in both coordinates.
+    assert_eq!(detect_rect_from_strip(&st, &[tl, bl, tr, br]), Some((0, 3)));
+    assert_eq!(detect_rect_from_strip(&st, &[tl, bl, tr, asm(5, 4)]), None);
+    assert_eq!(detect_rect_from_fan(&st, &[tl, tr, br, bl]), Some((0, 2)));
+    // Textured fan with mirrored texture coordinates stays triangles.
+    let tst = DetectState { textured: true, ..st };
+    let with_uv = |mut a: AsmVertex, s: f32, t: f32| {
+        (a.v.s, a.v.t) = (s, t);
+        a
+    };
+    let fan = [
+        with_uv(tl, 4.0, 0.0),
+        with_uv(tr, 0.0, 0.0),
+        with_uv(br, 0.0, 4.0),
+        with_uv(bl, 4.0, 4.0),
+    ];
+    assert_eq!(detect_rect_from_fan(&tst, &fan), None);
+    let fan = [
+        with_uv(tl, 0.0, 0.0),
+        with_uv(tr, 4.0, 0.0),
+        with_uv(br, 4.0, 4.0),
+        with_uv(bl, 0.0, 4.0),
+    ];
+    assert_eq!(detect_rect_from_fan(&tst, &fan), Some((0, 2)));
+    // Adjacent 1:1 slices merge; 2:1 ones do not.
+    let slice = |x0: i32, x1: i32, s0: f32, s1: f32| {
+        let (mut a, mut b) = (px(x0, 0), px(x1, 8));
+        (a.s, b.s, a.t, b.t) = (s0, s1, 0.0, 8.0);
+        [a, b]
+    };
+    let [a, b] = slice(0, 4, 0.0, 4.0);
+    let [c, d] = slice(4, 8, 4.0, 8.0);
+    assert!(detect_rect_through_slices(&tst, &[a, b, c, d]));
+    let [c, d] = slice(4, 8, 4.0, 12.0);
+    assert!(!detect_rect_through_slices(&tst, &[a, b, c, d]));
+}
+
+#[test]
+fn near_degenerate_shared_edge_is_drawn_twice_like_ppsspp() {
+    // C lies 0.12 units left of line AB, but PPSSPP's truncating division puts it on the
+    // line, so neither triangle treats AB as its (exclusive) right edge: the sample
+    // (311, 455) on AB is drawn by both [PP IsRightSideOrFlatBottomLine].
+    let s = RasterSetup::new(BIG, false, false);
+    let (a, b, c, d) = (sv(173, 554), sv(403, 389), sv(835, 79), sv(263, 490));
+    let mut m = tri([a, b, c], &s);
+    for (k, n) in tri([a, b, d], &s) {
+        *m.entry(k).or_insert(0) += n;
+    }
+    assert_eq!(m.get(&(19, 28)), Some(&2));
+}

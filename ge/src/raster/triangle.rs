@@ -1,0 +1,350 @@
+//! Triangles: integer edge functions, top-left fill rule, barycentric interpolation.
+//!
+//! Mirrors [PP `Rasterizer.cpp` `DrawTriangleSlice`] on x86-64 (SSE4.1 path):
+//!
+//! * Edge function of edge (a, b) at sample p, in 1/16 px with wrapping 32-bit integer
+//!   arithmetic: `(a.y − b.y)·p.x + (b.x − a.x)·p.y + (b.y·a.x − b.x·a.y)`. Samples sit at
+//!   (16·px + 7, 16·py + 7) [PP `TriangleEdge::Start`]. Wrapping arithmetic is translation
+//!   invariant, so drawing-relative coordinates give PPSSPP's bits.
+//! * A sample is covered when every weight plus its bias is ≥ 0; the bias is −1 for edges
+//!   that are right edges or flat bottoms [PP `IsRightSideOrFlatBottomLine`].
+//! * 1/Σw is computed once (the sum is the same everywhere) and every attribute is
+//!   `((w0·a0 + w1·a1) + w2·a2) · (1/Σw)` in single precision; colours and depth are then
+//!   rounded half-to-even (`cvtps2dq`), depth is taken exactly from v2 when all three
+//!   vertices share it [PP `Interpolate`, `Vec4::Cast`].
+
+use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
+use crate::geom::{Fragment, Quad, ScreenVertex};
+
+/// Which screen winding the caller culls (CULLFACEENABLE + CULL), or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cull {
+    Off,
+    /// CULL = 0: screen-clockwise triangles are removed.
+    Cw,
+    /// CULL = 1: screen-counter-clockwise triangles are removed.
+    Ccw,
+}
+
+/// Submit a triangle the way [PP `TransformUnit::SendTriangle`] does: with culling off
+/// both vertex orders are offered and the rasterizer keeps the one with non-negative
+/// winding (both, for zero-area triangles); with culling on only one order is offered.
+pub fn triangle_culled(v: &[ScreenVertex; 3], cull: Cull, setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    let rev = [v[2], v[1], v[0]];
+    match cull {
+        Cull::Off => {
+            triangle(v, setup, emit);
+            triangle(&rev, setup, emit);
+        }
+        Cull::Cw => triangle(&rev, setup, emit),
+        Cull::Ccw => triangle(v, setup, emit),
+    }
+}
+
+/// Rasterize one triangle in exactly the vertex order given (the order PPSSPP's binner
+/// receives it). Like [PP `BinManager::AddTriangle`] it draws nothing when the vertices run
+/// the "wrong" way (negative cross product) or are all on one vertical/horizontal line, so
+/// callers without culling use [`triangle_culled`]. Flat shading: the caller copies the
+/// provoking vertex's colours into v[2] (PPSSPP's `corrected2`, or into all three) and sets
+/// [`RasterSetup::flat_shading`].
+pub fn triangle(v: &[ScreenVertex; 3], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    let p = [(v[0].x.0, v[0].y.0), (v[1].x.0, v[1].y.0), (v[2].x.0, v[2].y.0)];
+    // [PP AddTriangle] winding and degenerate drops (32-bit wrapping as on x86).
+    let d01 = (p[0].0.wrapping_sub(p[1].0), p[0].1.wrapping_sub(p[1].1));
+    let d02 = (p[0].0.wrapping_sub(p[2].0), p[0].1.wrapping_sub(p[2].1));
+    if d01.0.wrapping_mul(d02.1).wrapping_sub(d01.1.wrapping_mul(d02.0)) < 0 {
+        return;
+    }
+    if (d01.0 == 0 && d02.0 == 0) || (d01.1 == 0 && d02.1 == 0) {
+        return;
+    }
+    let Some(range) = screen_range(&[p[0].0, p[1].0, p[2].0], &[p[0].1, p[1].1, p[2].1], &setup.clip) else {
+        return;
+    };
+    Tri::new(v, setup).draw(range, setup, emit);
+}
+
+/// One edge function: value at a sample and its steps per quad.
+#[derive(Clone, Copy)]
+struct Edge {
+    xf: i32,
+    yf: i32,
+    c: i32,
+}
+
+impl Edge {
+    /// [PP TriangleEdge::Start] "orient2d refactored".
+    fn new(a: (i32, i32), b: (i32, i32)) -> Edge {
+        Edge {
+            xf: a.1.wrapping_sub(b.1),
+            yf: b.0.wrapping_sub(a.0),
+            c: b.1.wrapping_mul(a.0).wrapping_sub(b.0.wrapping_mul(a.1)),
+        }
+    }
+
+    /// Values at the quad whose top-left sample row/column start at screen (x, y)
+    /// (multiples of 16): lanes (x+7, y+7), (x+23, y+7), (x+7, y+23), (x+23, y+23).
+    fn start(&self, x: i32, y: i32) -> [i32; 4] {
+        let at = |sx: i32, sy: i32| {
+            self.xf
+                .wrapping_mul(sx)
+                .wrapping_add(self.yf.wrapping_mul(sy))
+                .wrapping_add(self.c)
+        };
+        [
+            at(x + 7, y + 7),
+            at(x + 23, y + 7),
+            at(x + 7, y + 23),
+            at(x + 23, y + 23),
+        ]
+    }
+
+    fn step_x(&self) -> i32 {
+        self.xf.wrapping_mul(32)
+    }
+
+    fn step_y(&self) -> i32 {
+        self.yf.wrapping_mul(32)
+    }
+}
+
+#[inline]
+fn add4(w: [i32; 4], d: i32) -> [i32; 4] {
+    [
+        w[0].wrapping_add(d),
+        w[1].wrapping_add(d),
+        w[2].wrapping_add(d),
+        w[3].wrapping_add(d),
+    ]
+}
+
+/// [PP IsRightSideOrFlatBottomLine]: is `vertex` (the one opposite the edge) such that the
+/// edge line1→line2 is a right edge or a flat bottom? C int arithmetic, wrapping.
+fn right_or_flat_bottom(vertex: (i32, i32), l1: (i32, i32), l2: (i32, i32)) -> bool {
+    if l1.1 == l2.1 {
+        vertex.1 < l1.1
+    } else {
+        let num = l2.0.wrapping_sub(l1.0).wrapping_mul(vertex.1.wrapping_sub(l1.1));
+        vertex.0 < l1.0.wrapping_add(num.wrapping_div(l2.1.wrapping_sub(l1.1)))
+    }
+}
+
+/// [PP NarrowMinMaxX]: skip whole quads on this row that the edge excludes.
+fn narrow(w: &[i32; 4], step_x: i32, min_x: i64, row_min: &mut i64, row_max: &mut i64) {
+    let wmax = w[0].max(w[1]).max(w[2].max(w[3]));
+    if wmax < 0 {
+        if step_x > 0 {
+            let steps = wmax.wrapping_neg().wrapping_div(step_x);
+            *row_min = (*row_min).max(min_x + steps.wrapping_mul(32) as i64);
+        } else {
+            *row_min = *row_max + 1;
+        }
+    }
+    if wmax >= 0 && step_x < 0 {
+        let steps = wmax.wrapping_neg().wrapping_div(step_x).wrapping_add(1);
+        *row_max = (*row_max).min(min_x + steps.wrapping_mul(32) as i64);
+    }
+}
+
+/// Per-triangle constants.
+struct Tri {
+    e: [Edge; 3],
+    bias: [i32; 3],
+    z: [f32; 3],
+    z_flat: Option<u16>,
+    c0: [[f32; 4]; 3],
+    c0_flat: Option<[u8; 4]>,
+    c1: [[f32; 3]; 3],
+    c1_flat: Option<[u8; 3]>,
+    fog: [f32; 3],
+    no_fog: bool,
+    s: [f32; 3],
+    t: [f32; 3],
+    q: [f32; 3],
+    /// 1 / clip w per vertex (perspective mode).
+    inv_w: [f32; 3],
+}
+
+impl Tri {
+    fn new(v: &[ScreenVertex; 3], setup: &RasterSetup) -> Tri {
+        let p = |i: usize| (v[i].x.0, v[i].y.0);
+        let zi = [vertex_depth(v[0].z), vertex_depth(v[1].z), vertex_depth(v[2].z)];
+        let f4 = |c: [u8; 4]| [c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32];
+        let f3 = |c: [u8; 3]| [c[0] as f32, c[1] as f32, c[2] as f32];
+        Tri {
+            e: [Edge::new(p(1), p(2)), Edge::new(p(2), p(0)), Edge::new(p(0), p(1))],
+            bias: [
+                -(right_or_flat_bottom(p(0), p(1), p(2)) as i32),
+                -(right_or_flat_bottom(p(1), p(2), p(0)) as i32),
+                -(right_or_flat_bottom(p(2), p(0), p(1)) as i32),
+            ],
+            z: [zi[0] as f32, zi[1] as f32, zi[2] as f32],
+            // [PP DrawTriangleSlice] "All the z values are the same, no interpolation".
+            z_flat: (zi[0] == zi[1] && zi[0] == zi[2]).then_some(zi[2]),
+            c0: [f4(v[0].color0), f4(v[1].color0), f4(v[2].color0)],
+            c0_flat: (setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0))
+                .then_some(v[2].color0),
+            c1: [f3(v[0].color1), f3(v[1].color1), f3(v[2].color1)],
+            c1_flat: (setup.flat_shading || (v[0].color1 == v[1].color1 && v[0].color1 == v[2].color1))
+                .then_some(v[2].color1),
+            fog: [v[0].fog, v[1].fog, v[2].fog],
+            no_fog: v[0].fog >= 1.0 && v[1].fog >= 1.0 && v[2].fog >= 1.0,
+            s: [v[0].s, v[1].s, v[2].s],
+            t: [v[0].t, v[1].t, v[2].t],
+            q: [v[0].q, v[1].q, v[2].q],
+            inv_w: if setup.perspective {
+                [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w]
+            } else {
+                [1.0; 3]
+            },
+        }
+    }
+
+    fn draw(&self, range: [i32; 4], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+        let [min_x, min_y, max_x, max_y] = range;
+        let (step_x, step_y) = (
+            [self.e[0].step_x(), self.e[1].step_x(), self.e[2].step_x()],
+            [self.e[0].step_y(), self.e[1].step_y(), self.e[2].step_y()],
+        );
+        let mut base = [
+            self.e[0].start(min_x, min_y),
+            self.e[1].start(min_x, min_y),
+            self.e[2].start(min_x, min_y),
+        ];
+        // [PP EdgeRecip] the weight sum is the same at every sample.
+        let wsum = base[0][0].wrapping_add(base[1][0].wrapping_add(base[2][0]));
+        let recip = 1.0f32 / wsum as f32;
+
+        // Skip quad rows above the band without changing the grid.
+        let first_row = min_y >> 4;
+        let mut k0 = 0i32;
+        if setup.band_y0 > first_row + 1 {
+            k0 = (setup.band_y0 - first_row) / 2;
+            for (e, b) in base.iter_mut().enumerate() {
+                *b = add4(*b, step_y[e].wrapping_mul(k0));
+            }
+        }
+        let mut cur_y = min_y as i64 + 32 * k0 as i64;
+        while cur_y <= max_y as i64 {
+            let py = (cur_y >> 4) as i32;
+            if py > setup.band_y1 {
+                break;
+            }
+            let row_mask_y1 = if cur_y + 16 > max_y as i64 { -1 } else { 0 };
+            let band_ok = [setup.row_in_band(py), setup.row_in_band(py + 1)];
+            let (mut row_min, mut row_max) = (min_x as i64, max_x as i64);
+            for e in 0..3 {
+                narrow(&base[e], step_x[e], min_x as i64, &mut row_min, &mut row_max);
+            }
+            let skip = ((row_min - min_x as i64) / 32) as i32;
+            let mut w = [
+                add4(base[0], step_x[0].wrapping_mul(skip)),
+                add4(base[1], step_x[1].wrapping_mul(skip)),
+                add4(base[2], step_x[2].wrapping_mul(skip)),
+            ];
+            // [PP DrawTriangleSlice] scissor mask: lane 1/3 die past the row's right end,
+            // lanes 2/3 past the bottom.
+            let mut sc_x = (row_max - row_min - 16) as i32;
+            let mut cur_x = row_min;
+            while cur_x <= row_max {
+                let sc = [0, sc_x, row_mask_y1, sc_x | row_mask_y1];
+                let mut mask = 0u8;
+                for lane in 0..4 {
+                    let m = w[0][lane].wrapping_add(self.bias[0])
+                        | w[1][lane].wrapping_add(self.bias[1])
+                        | w[2][lane].wrapping_add(self.bias[2])
+                        | sc[lane];
+                    if m >= 0 && band_ok[lane >> 1] {
+                        mask |= 1 << lane;
+                    }
+                }
+                if mask != 0 {
+                    let q = self.shade(
+                        &w,
+                        recip,
+                        (cur_x >> 4) as i32,
+                        py,
+                        mask,
+                        setup.textured,
+                        setup.perspective,
+                    );
+                    emit(&q);
+                }
+                cur_x += 32;
+                for e in 0..3 {
+                    w[e] = add4(w[e], step_x[e]);
+                }
+                sc_x = sc_x.wrapping_sub(32);
+            }
+            cur_y += 32;
+            for e in 0..3 {
+                base[e] = add4(base[e], step_y[e]);
+            }
+        }
+    }
+
+    /// Interpolate every attribute for the four lanes of a quad.
+    #[allow(clippy::too_many_arguments)]
+    fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, textured: bool, persp: bool) -> Quad {
+        // Lane-parallel (structure of arrays) so the compiler can use SIMD; every lane
+        // still evaluates PPSSPP's exact expression ((w0·a0 + w1·a1) + w2·a2)·(1/Σw).
+        let wf: [[f32; 4]; 3] = [w[0].map(|v| v as f32), w[1].map(|v| v as f32), w[2].map(|v| v as f32)];
+        let lerp = |a: [f32; 3]| -> [f32; 4] {
+            std::array::from_fn(|l| (wf[0][l] * a[0] + wf[1][l] * a[1] + wf[2][l] * a[2]) * recip)
+        };
+        let z = match self.z_flat {
+            Some(z) => [z; 4],
+            None => lerp(self.z).map(|v| depth_u16(cvt_round(v))),
+        };
+        let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
+        if self.c0_flat.is_none() {
+            for ch in 0..4 {
+                let v = lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]);
+                for (c, v) in c0.iter_mut().zip(v) {
+                    c[ch] = clamp_u8(cvt_round(v));
+                }
+            }
+        }
+        let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
+        if self.c1_flat.is_none() {
+            for ch in 0..3 {
+                let v = lerp([self.c1[0][ch], self.c1[1][ch], self.c1[2][ch]]);
+                for (c, v) in c1.iter_mut().zip(v) {
+                    c[ch] = clamp_u8(cvt_round(v));
+                }
+            }
+        }
+        let fog = if self.no_fog {
+            [255; 4]
+        } else {
+            lerp(self.fog).map(clamp_fog)
+        };
+        let (mut s, mut t) = ([0.0f32; 4], [0.0f32; 4]);
+        if textured {
+            if persp {
+                // [PP GetTextureCoordinatesProj]: weights w·(1/w), q interpolated with them
+                // (q = 1 without projection gives the plain sum bit for bit).
+                let wq: [[f32; 4]; 3] = std::array::from_fn(|k| wf[k].map(|v| v * self.inv_w[k]));
+                for l in 0..4 {
+                    let qr = 1.0f32 / ((wq[0][l] * self.q[0] + wq[1][l] * self.q[1] + wq[2][l] * self.q[2]) * 1.0);
+                    s[l] = (wq[0][l] * self.s[0] + wq[1][l] * self.s[1] + wq[2][l] * self.s[2]) * qr;
+                    t[l] = (wq[0][l] * self.t[0] + wq[1][l] * self.t[1] + wq[2][l] * self.t[2]) * qr;
+                }
+            } else {
+                s = lerp(self.s);
+                t = lerp(self.t);
+            }
+        }
+        let frags = std::array::from_fn(|l| Fragment {
+            x: x + (l & 1) as i32,
+            y: y + (l >> 1) as i32,
+            z: z[l],
+            color0: c0[l],
+            color1: c1[l],
+            fog: fog[l],
+            s: s[l],
+            t: t[l],
+        });
+        Quad { frags, mask }
+    }
+}
