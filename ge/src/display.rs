@@ -1,1 +1,383 @@
-//! (module under construction)
+//! The display buffer, PPSSPP-style screenshots and their comparison
+//! (`docs/ppdmp-format.md` §8).
+//!
+//! * [`DisplayBuffer::capture`] reads 480×272 pixels from the display buffer (address,
+//!   stride in pixels, pixel format) exactly as PPSSPP's headless screenshot does and
+//!   returns the 512×272 RGBA image `--screenshot-save` writes: columns 480–511 black,
+//!   alpha forced to 255.
+//! * [`Image::load`] reads PNG references, and BMPs the way PPSSPP's comparer does (§8.4).
+//! * [`mse`] is PPSSPP's score: squared R, G, B differences over 480×272, / 391,680.
+//! * [`diff_image`] shows actual, reference and their difference for humans.
+
+use crate::mem::Memory;
+use std::path::Path;
+use thiserror::Error;
+
+/// Visible screen size.
+pub const SCREEN_W: u32 = 480;
+pub const SCREEN_H: u32 = 272;
+/// Width of a saved screenshot (the display stride PPSSPP saves).
+pub const CANVAS_W: u32 = 512;
+
+/// A display-buffer setting as given to the display API (DISPLAY record, §3.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DisplayBuffer {
+    /// Top address; a zero top byte means VRAM (§8.1).
+    pub addr: u32,
+    /// Line width in pixels (an i32 in the file).
+    pub stride: u32,
+    /// Pixel format: low byte 0 = 565, 1 = 5551, 2 = 4444, 3 = 8888.
+    pub format: u32,
+}
+
+impl DisplayBuffer {
+    /// The display at power-on [PP sceDisplay.cpp __DisplayInit]: VRAM start, 512, 8888.
+    pub fn power_on() -> DisplayBuffer {
+        DisplayBuffer {
+            addr: 0x0400_0000,
+            stride: 512,
+            format: 3,
+        }
+    }
+
+    /// The address the software renderer reads: a zero top byte means uncached VRAM
+    /// [PP SoftGpu.cpp SetDisplayFramebuffer].
+    pub fn effective_addr(&self) -> u32 {
+        if self.addr & 0xFF00_0000 == 0 {
+            0x4400_0000 | self.addr
+        } else {
+            self.addr
+        }
+    }
+
+    /// Bytes per pixel: 4 for 8888, else 2 [PP SoftGpu.cpp GetCurrentFramebuffer].
+    pub fn bytes_per_pixel(&self) -> u32 {
+        if self.format & 0xFF == 3 {
+            4
+        } else {
+            2
+        }
+    }
+
+    /// The screenshot PPSSPP would save (§8.2, §8.3). An unmapped start address gives an
+    /// all-black picture (PPSSPP's copy fails and its buffer stays zero); so does an
+    /// unknown format (PPSSPP's conversion fails: the comparison errors out).
+    pub fn capture(&self, mem: &Memory) -> Image {
+        let mut img = Image::black(CANVAS_W, SCREEN_H);
+        let base = self.effective_addr();
+        let fmt = self.format & 0xFF;
+        if Memory::locate(base).is_none() || fmt > 3 {
+            return img;
+        }
+        let bpp = self.bytes_per_pixel();
+        let mut row = vec![0u8; (SCREEN_W * bpp) as usize];
+        for y in 0..SCREEN_H {
+            // Rows are raw memory reads: they may run into the next VRAM mirror, and a
+            // stride of 0 repeats the first row. The stride is an i32.
+            let step = (self.stride as i32).wrapping_mul(bpp as i32).wrapping_mul(y as i32);
+            mem.read_wrapping(base.wrapping_add(step as u32), &mut row);
+            for x in 0..SCREEN_W as usize {
+                let rgb = match fmt {
+                    3 => [row[4 * x], row[4 * x + 1], row[4 * x + 2]],
+                    _ => expand16(u16::from_le_bytes([row[2 * x], row[2 * x + 1]]), fmt),
+                };
+                img.put(x as u32, y, [rgb[0], rgb[1], rgb[2], 255]);
+            }
+        }
+        img
+    }
+}
+
+/// 16-bit display pixel to 8-bit RGB by bit replication (§8.2; trap 14: the references only
+/// contain replicated values) [PP ColorConv.cpp Convert*ToBGRA8888].
+pub fn expand16(p: u16, fmt: u32) -> [u8; 3] {
+    let p = u32::from(p);
+    let c5 = |v: u32| ((v << 3) | (v >> 2)) as u8;
+    let c6 = |v: u32| ((v << 2) | (v >> 4)) as u8;
+    let c4 = |v: u32| (v * 17) as u8;
+    match fmt {
+        0 => [c5(p & 31), c6((p >> 5) & 63), c5((p >> 11) & 31)],
+        1 => [c5(p & 31), c5((p >> 5) & 31), c5((p >> 10) & 31)],
+        _ => [c4(p & 15), c4((p >> 4) & 15), c4((p >> 8) & 15)],
+    }
+}
+
+/// An 8-bit RGBA picture, top row first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+/// Image file problems.
+#[derive(Debug, Error)]
+pub enum ImageError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("PNG decode: {0}")]
+    PngDecode(String),
+    #[error("PNG encode: {0}")]
+    PngEncode(String),
+    #[error("BMP of {len} bytes is too short for 512x272x32 bpp pixel data after a 54-byte header")]
+    BmpTooShort { len: usize },
+    #[error("image of {width}x{height} is too large")]
+    TooLarge { width: u32, height: u32 },
+}
+
+impl Image {
+    /// Opaque black.
+    pub fn black(width: u32, height: u32) -> Image {
+        let mut rgba = vec![0u8; width as usize * height as usize * 4];
+        for px in rgba.chunks_exact_mut(4) {
+            px[3] = 255;
+        }
+        Image { width, height, rgba }
+    }
+
+    /// Pixel (x, y), or transparent black outside the image.
+    #[inline]
+    pub fn get(&self, x: u32, y: u32) -> [u8; 4] {
+        if x >= self.width || y >= self.height {
+            return [0; 4];
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        match self.rgba.get(i..i + 4) {
+            Some(p) => [p[0], p[1], p[2], p[3]],
+            None => [0; 4],
+        }
+    }
+
+    #[inline]
+    pub fn put(&mut self, x: u32, y: u32, px: [u8; 4]) {
+        if x >= self.width || y >= self.height {
+            return;
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        if let Some(p) = self.rgba.get_mut(i..i + 4) {
+            p.copy_from_slice(&px);
+        }
+    }
+
+    /// Encode as an 8-bit RGBA PNG.
+    pub fn to_png(&self) -> Result<Vec<u8>, ImageError> {
+        let mut out = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut out, self.width, self.height);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut w = enc.write_header().map_err(|e| ImageError::PngEncode(e.to_string()))?;
+            w.write_image_data(&self.rgba)
+                .map_err(|e| ImageError::PngEncode(e.to_string()))?;
+        }
+        Ok(out)
+    }
+
+    pub fn save_png(&self, path: impl AsRef<Path>) -> Result<(), ImageError> {
+        let path = path.as_ref();
+        let bytes = self.to_png()?;
+        std::fs::write(path, bytes).map_err(|source| ImageError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Decode a reference: "BM" → PPSSPP's BMP reading, anything else → PNG (§8.4).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Image, ImageError> {
+        if bytes.starts_with(b"BM") {
+            Self::from_bmp(bytes)
+        } else {
+            Self::from_png(bytes)
+        }
+    }
+
+    pub fn load(path: impl AsRef<Path>) -> Result<Image, ImageError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| ImageError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// PPSSPP's BMP reading: 512×272 pixels of B, G, R, A from byte 54, bottom row first;
+    /// the header is not looked at [PP Compare.cpp ScreenshotComparer::Compare].
+    pub fn from_bmp(bytes: &[u8]) -> Result<Image, ImageError> {
+        let n = (CANVAS_W * SCREEN_H * 4) as usize;
+        let data = bytes
+            .get(54..54 + n)
+            .ok_or(ImageError::BmpTooShort { len: bytes.len() })?;
+        let mut img = Image::black(CANVAS_W, SCREEN_H);
+        for y in 0..SCREEN_H {
+            let src_row = (SCREEN_H - 1 - y) as usize * CANVAS_W as usize * 4;
+            for x in 0..CANVAS_W {
+                let p = &data[src_row + 4 * x as usize..src_row + 4 * x as usize + 4];
+                img.put(x, y, [p[2], p[1], p[0], p[3]]);
+            }
+        }
+        Ok(img)
+    }
+
+    /// Any PNG, converted to 8-bit RGBA.
+    pub fn from_png(bytes: &[u8]) -> Result<Image, ImageError> {
+        let err = |e: png::DecodingError| ImageError::PngDecode(e.to_string());
+        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
+        dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+        let mut reader = dec.read_info().map_err(err)?;
+        let (w, h) = (reader.info().width, reader.info().height);
+        if w as u64 * h as u64 > (1 << 26) {
+            return Err(ImageError::TooLarge { width: w, height: h });
+        }
+        let size = reader
+            .output_buffer_size()
+            .ok_or(ImageError::TooLarge { width: w, height: h })?;
+        let mut buf = vec![0u8; size];
+        let info = reader.next_frame(&mut buf).map_err(err)?;
+        let buf = &buf[..info.buffer_size()];
+        let channels = match info.color_type {
+            png::ColorType::Grayscale => 1,
+            png::ColorType::GrayscaleAlpha => 2,
+            png::ColorType::Rgb => 3,
+            png::ColorType::Rgba => 4,
+            png::ColorType::Indexed => return Err(ImageError::PngDecode("palette not expanded".into())),
+        };
+        let stride = info.line_size;
+        let mut img = Image::black(info.width, info.height);
+        for y in 0..info.height {
+            let row = buf.get(y as usize * stride..(y as usize + 1) * stride).unwrap_or(&[]);
+            for x in 0..info.width {
+                let i = x as usize * channels;
+                let Some(p) = row.get(i..i + channels) else { continue };
+                let px = match channels {
+                    1 => [p[0], p[0], p[0], 255],
+                    2 => [p[0], p[0], p[0], p[1]],
+                    3 => [p[0], p[1], p[2], 255],
+                    _ => [p[0], p[1], p[2], p[3]],
+                };
+                img.put(x, y, px);
+            }
+        }
+        Ok(img)
+    }
+}
+
+/// Sum of squared R, G, B differences over the 480×272 screen area (§8.4). Pixels
+/// outside a smaller image count as black.
+pub fn squared_error(a: &Image, b: &Image) -> u64 {
+    let mut sum = 0u64;
+    for y in 0..SCREEN_H {
+        for x in 0..SCREEN_W {
+            let (p, q) = (a.get(x, y), b.get(x, y));
+            for c in 0..3 {
+                let d = i64::from(p[c]) - i64::from(q[c]);
+                sum += (d * d) as u64;
+            }
+        }
+    }
+    sum
+}
+
+/// PPSSPP's screenshot MSE: [`squared_error`] / (480 × 272 × 3) [PP Compare.cpp].
+pub fn mse(a: &Image, b: &Image) -> f64 {
+    squared_error(a, b) as f64 / f64::from(SCREEN_W * SCREEN_H * 3)
+}
+
+/// A 960×544 comparison picture: actual (top left), reference (top right), the absolute
+/// per-channel difference ×8 (bottom left), and the reference dimmed with every differing
+/// pixel in red (bottom right). Only the 480×272 screen area is shown.
+pub fn diff_image(actual: &Image, reference: &Image) -> Image {
+    let mut out = Image::black(2 * SCREEN_W, 2 * SCREEN_H);
+    for y in 0..SCREEN_H {
+        for x in 0..SCREEN_W {
+            let a = actual.get(x, y);
+            let r = reference.get(x, y);
+            out.put(x, y, [a[0], a[1], a[2], 255]);
+            out.put(x + SCREEN_W, y, [r[0], r[1], r[2], 255]);
+            let d: [u8; 3] = std::array::from_fn(|c| (a[c].abs_diff(r[c]) as u32 * 8).min(255) as u8);
+            out.put(x, y + SCREEN_H, [d[0], d[1], d[2], 255]);
+            let differs = d != [0, 0, 0];
+            let marked = if differs {
+                [255, 0, 0, 255]
+            } else {
+                [r[0] / 3, r[1] / 3, r[2] / 3, 255]
+            };
+            out.put(x + SCREEN_W, y + SCREEN_H, marked);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansion_replicates_bits() {
+        // 565: R=31, G=0, B=16 → 255, 0, (16<<3)|(16>>2) = 132.
+        assert_eq!(expand16(0b10000_000000_11111, 0), [255, 0, 132]);
+        // G6 = 33 → (33<<2)|(33>>4) = 134.
+        assert_eq!(expand16(33 << 5, 0), [0, 134, 0]);
+        // 5551: B=1 → 8|0 = 8; the alpha bit does not matter.
+        assert_eq!(expand16(0x8000 | (1 << 10), 1), [0, 0, 8]);
+        // 4444: 0x0A5F → R=15*17, G=5*17, B=10*17.
+        assert_eq!(expand16(0x0A5F, 2), [255, 85, 170]);
+    }
+
+    #[test]
+    fn mse_counts_only_rgb_of_the_screen_area() {
+        let a = Image::black(512, 272);
+        let mut b = Image::black(512, 272);
+        b.put(0, 0, [10, 0, 0, 0]); // 100, alpha ignored
+        b.put(500, 5, [255, 255, 255, 255]); // outside 480: ignored
+        assert_eq!(squared_error(&a, &b), 100);
+        assert!((mse(&a, &b) - 100.0 / 391_680.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn png_and_bmp_roundtrip() {
+        let mut img = Image::black(512, 272);
+        img.put(3, 4, [1, 2, 3, 255]);
+        let back = Image::from_bytes(&img.to_png().unwrap()).unwrap();
+        assert_eq!(back, img);
+        // BMP: bottom-up B,G,R,A after 54 bytes.
+        let mut bmp = vec![0u8; 54 + 512 * 272 * 4];
+        bmp[0] = b'B';
+        bmp[1] = b'M';
+        let row = 272 - 1 - 4; // y = 4
+        let i = 54 + (row * 512 + 3) * 4;
+        bmp[i..i + 4].copy_from_slice(&[3, 2, 1, 9]);
+        let b = Image::from_bytes(&bmp).unwrap();
+        assert_eq!(b.get(3, 4), [1, 2, 3, 9]);
+        assert!(matches!(
+            Image::from_bytes(&bmp[..100]),
+            Err(ImageError::BmpTooShort { .. })
+        ));
+    }
+
+    #[test]
+    fn capture_reads_the_display_format() {
+        let mut mem = Memory::new();
+        // 5551 at 0x04000000 (given as 0x00000000 → VRAM), stride 512.
+        mem.write(0x0400_0000, &0x801Fu16.to_le_bytes()).unwrap();
+        // Row 1 pixel 0.
+        mem.write(0x0400_0000 + 1024, &(31u16 << 10).to_le_bytes()).unwrap();
+        let img = DisplayBuffer {
+            addr: 0,
+            stride: 512,
+            format: 1,
+        }
+        .capture(&mem);
+        assert_eq!((img.width, img.height), (512, 272));
+        assert_eq!(img.get(0, 0), [255, 0, 0, 255]);
+        assert_eq!(img.get(0, 1), [0, 0, 255, 255]);
+        assert_eq!(img.get(500, 0), [0, 0, 0, 255]);
+        // Invalid address → black.
+        let img = DisplayBuffer {
+            addr: 0x1000_0000,
+            stride: 512,
+            format: 3,
+        }
+        .capture(&mem);
+        assert_eq!(img, Image::black(512, 272));
+    }
+}

@@ -1,0 +1,471 @@
+//! The `.ppdmp` container: header, compressed blocks, records, zip wrapping, writer.
+//!
+//! Layout (`docs/ppdmp-format.md` §2): magic `PPSSPPGE`, version u32, for v4+ a 9-byte
+//! game ID and 3 pad bytes; then `N` (record count), `B` (pushbuf size), and two
+//! length-prefixed compressed blocks (N × 9 record bytes, B pushbuf bytes). v2–v4 use raw
+//! snappy, v5–v6 zstd [PP Playback.cpp LoadReplay/ReadCompressed]. PPSSPP refuses a dump
+//! whose blocks do not decompress to exactly the declared sizes; so do we. Bytes after
+//! block 2 are ignored, as PPSSPP never reads them.
+//!
+//! Hostile input: `N × 9` and `B` are capped before allocating, zstd frames declaring a
+//! window or content size beyond what is still expected are refused up front, and
+//! decoding stops as soon as the output would pass the declared size.
+
+use super::{Dump, DumpErrorKind, Record, RecordKind, RECORD_SIZE};
+use std::io::Read;
+
+/// Cap on the decompressed command array (N × 9 bytes).
+pub const MAX_COMMAND_BYTES: u64 = 256 << 20;
+/// Cap on the decompressed pushbuf.
+pub const MAX_PUSHBUF_BYTES: u64 = 256 << 20;
+/// Cap on a `.ppdmp` extracted from a zip: both blocks at their caps plus worst-case
+/// compression overhead and headers.
+const MAX_ZIP_ENTRY_BYTES: u64 = MAX_COMMAND_BYTES + MAX_PUSHBUF_BYTES + (16 << 20);
+
+const MAGIC: &[u8; 8] = b"PPSSPPGE";
+const MIN_VERSION: u32 = 2;
+const MAX_VERSION: u32 = 6;
+
+type Res<T> = Result<T, DumpErrorKind>;
+
+/// Plain `.ppdmp` or zip, by content (PPSSPP identifies both by magic).
+pub(super) fn parse_any(bytes: &[u8]) -> Res<Dump> {
+    if bytes.starts_with(b"PK") {
+        let inner = extract_from_zip(bytes)?;
+        parse(&inner)
+    } else {
+        parse(bytes)
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: u64, what: &'static str) -> Res<&'a [u8]> {
+        let truncated = DumpErrorKind::Truncated {
+            what,
+            offset: self.pos as u64,
+            needed: n,
+            len: self.bytes.len() as u64,
+        };
+        let n = usize::try_from(n).map_err(|_| truncated_clone(&truncated))?;
+        let end = self.pos.checked_add(n).ok_or_else(|| truncated_clone(&truncated))?;
+        let s = self.bytes.get(self.pos..end).ok_or(truncated)?;
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Res<u32> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+fn truncated_clone(e: &DumpErrorKind) -> DumpErrorKind {
+    match e {
+        DumpErrorKind::Truncated {
+            what,
+            offset,
+            needed,
+            len,
+        } => DumpErrorKind::Truncated {
+            what,
+            offset: *offset,
+            needed: *needed,
+            len: *len,
+        },
+        _ => DumpErrorKind::Zip(String::new()),
+    }
+}
+
+/// Decode a plain `.ppdmp`.
+pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
+    let mut c = Cursor { bytes, pos: 0 };
+    let magic = c.take(8, "header magic")?;
+    if magic != MAGIC {
+        return Err(DumpErrorKind::BadMagic {
+            found: String::from_utf8_lossy(magic).into_owned(),
+        });
+    }
+    let version = c.u32("header version")?;
+    if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
+        return Err(DumpErrorKind::UnsupportedVersion { version });
+    }
+    // v2–v3: 12-byte header; v4+: 24 bytes with the game ID [PP Playback.cpp LoadReplay].
+    let game_id = if version >= 4 {
+        let id = c.take(12, "v4+ header game ID")?;
+        let id = &id[..9];
+        let len = id.iter().position(|&b| b == 0).unwrap_or(9);
+        String::from_utf8_lossy(&id[..len]).into_owned()
+    } else {
+        String::new()
+    };
+    let count_at = c.pos as u64;
+    let count = c.u32("record count")?;
+    let cmd_bytes = count as u64 * RECORD_SIZE as u64;
+    if cmd_bytes > MAX_COMMAND_BYTES {
+        return Err(DumpErrorKind::TooLarge {
+            what: "record count",
+            offset: count_at,
+            value: count as u64,
+            limit: MAX_COMMAND_BYTES / RECORD_SIZE as u64,
+        });
+    }
+    let bufsz_at = c.pos as u64;
+    let bufsz = c.u32("pushbuf size")?;
+    if bufsz as u64 > MAX_PUSHBUF_BYTES {
+        return Err(DumpErrorKind::TooLarge {
+            what: "pushbuf size",
+            offset: bufsz_at,
+            value: bufsz as u64,
+            limit: MAX_PUSHBUF_BYTES,
+        });
+    }
+    let cmds = read_block(&mut c, version, cmd_bytes as usize, "command block")?;
+    let pushbuf = read_block(&mut c, version, bufsz as usize, "pushbuf block")?;
+
+    let records: Vec<Record> = cmds
+        .chunks_exact(RECORD_SIZE)
+        .map(|r| Record {
+            kind: RecordKind::from_byte(r[0]),
+            sz: u32::from_le_bytes([r[1], r[2], r[3], r[4]]),
+            ptr: u32::from_le_bytes([r[5], r[6], r[7], r[8]]),
+        })
+        .collect();
+    validate_records(&records, pushbuf.len())?;
+    Ok(Dump {
+        version,
+        game_id,
+        records,
+        pushbuf,
+    })
+}
+
+/// Every payload inside the pushbuf; fixed-size payloads the right size; REGISTERS whole
+/// words (PPSSPP copies a ragged tail into its list and misaligns everything after it).
+pub(super) fn validate_records(records: &[Record], pushbuf_len: usize) -> Res<()> {
+    for (index, r) in records.iter().enumerate() {
+        let end = r.ptr as u64 + r.sz as u64;
+        if end > pushbuf_len as u64 {
+            return Err(DumpErrorKind::RecordOutOfBounds {
+                index,
+                kind: r.kind.name(),
+                ptr: r.ptr,
+                sz: r.sz,
+                pushbuf: pushbuf_len,
+            });
+        }
+        let bad_size = match r.kind.fixed_size() {
+            Some((n, true)) if r.sz != n => Some(format!("exactly {n}")),
+            Some((n, false)) if r.sz < n => Some(format!("at least {n}")),
+            _ if r.kind == RecordKind::Registers && r.sz % 4 != 0 => Some("a multiple of 4".to_string()),
+            _ => None,
+        };
+        if let Some(expected) = bad_size {
+            return Err(DumpErrorKind::RecordSize {
+                index,
+                kind: r.kind.name(),
+                sz: r.sz,
+                expected,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn read_block(c: &mut Cursor<'_>, version: u32, expected: usize, block: &'static str) -> Res<Vec<u8>> {
+    let len = c.u32(block)?;
+    let offset = c.pos as u64;
+    let data = c.take(len as u64, block)?;
+    if version < 5 {
+        snappy(data, expected, block, offset)
+    } else {
+        zstd(data, expected, block, offset)
+    }
+}
+
+fn snappy(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
+    let corrupt = |e: snap::Error| DumpErrorKind::Corrupt {
+        block,
+        offset,
+        codec: "snappy",
+        msg: e.to_string(),
+    };
+    // The raw format starts with the uncompressed length: check it before allocating.
+    let declared = snap::raw::decompress_len(data).map_err(corrupt)?;
+    if declared != expected {
+        return Err(DumpErrorKind::SizeMismatch {
+            block,
+            offset,
+            codec: "snappy",
+            expected: expected as u64,
+            actual: declared as u64,
+        });
+    }
+    let mut out = vec![0u8; expected];
+    let n = snap::raw::Decoder::new().decompress(data, &mut out).map_err(corrupt)?;
+    if n != expected {
+        return Err(DumpErrorKind::SizeMismatch {
+            block,
+            offset,
+            codec: "snappy",
+            expected: expected as u64,
+            actual: n as u64,
+        });
+    }
+    Ok(out)
+}
+
+/// What a zstd frame header declares (RFC 8878 §3.1.1.1): window size and content size.
+struct ZstdFrameInfo {
+    window: u64,
+    content: Option<u64>,
+}
+
+fn zstd_frame_info(data: &[u8]) -> Option<ZstdFrameInfo> {
+    if data.get(..4)? != [0x28, 0xB5, 0x2F, 0xFD] {
+        return None;
+    }
+    let fhd = *data.get(4)?;
+    let single_segment = fhd & 0x20 != 0;
+    let fcs_len = match fhd >> 6 {
+        0 => usize::from(single_segment),
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let did_len = [0usize, 1, 2, 4][(fhd & 3) as usize];
+    let mut pos = 5;
+    let mut window = 0u64;
+    if !single_segment {
+        let wd = *data.get(pos)?;
+        let log = 10 + u32::from(wd >> 3);
+        let base = 1u64 << log;
+        window = base + (base / 8) * u64::from(wd & 7);
+        pos += 1;
+    }
+    pos += did_len;
+    let content = if fcs_len == 0 {
+        None
+    } else {
+        let b = data.get(pos..pos + fcs_len)?;
+        let mut v = 0u64;
+        for (i, x) in b.iter().enumerate() {
+            v |= u64::from(*x) << (8 * i);
+        }
+        Some(if fcs_len == 2 { v + 256 } else { v })
+    };
+    if single_segment {
+        window = content.unwrap_or(0);
+    }
+    Some(ZstdFrameInfo { window, content })
+}
+
+/// Decode every frame in `data` (like `ZSTD_decompress`) into exactly `expected` bytes.
+fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
+    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+    use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+    let corrupt = |msg: String| DumpErrorKind::Corrupt {
+        block,
+        offset,
+        codec: "zstd",
+        msg,
+    };
+    let oversized = DumpErrorKind::Oversized {
+        block,
+        offset,
+        codec: "zstd",
+        expected: expected as u64,
+    };
+    // Grow with the real output instead of trusting the declared size up front.
+    let mut out: Vec<u8> = Vec::with_capacity(expected.min(1 << 20));
+    let mut tmp = vec![0u8; 64 << 10];
+    let mut input = data;
+    let mut dec = FrameDecoder::new();
+    while !input.is_empty() {
+        let remaining = (expected - out.len()) as u64;
+        if let Some(info) = zstd_frame_info(input) {
+            if info.content.is_some_and(|n| n > remaining) {
+                return Err(oversized);
+            }
+            // A frame made from `remaining` bytes never needs a window much larger than
+            // that; refusing bigger ones bounds the decoder's history buffer.
+            if info.window > (8 << 20) && info.window > 2 * remaining.max(1) {
+                return Err(corrupt(format!(
+                    "window of {} bytes for at most {remaining} bytes of data",
+                    info.window
+                )));
+            }
+        }
+        match dec.init(&mut input) {
+            Ok(()) => {}
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
+                input = input
+                    .get(length as usize..)
+                    .ok_or_else(|| corrupt("truncated skippable frame".into()))?;
+                continue;
+            }
+            Err(e) => return Err(corrupt(e.to_string())),
+        }
+        let frame_start = out.len();
+        loop {
+            dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBlocks(1))
+                .map_err(|e| corrupt(e.to_string()))?;
+            loop {
+                let n = dec.read(&mut tmp).map_err(|e| corrupt(e.to_string()))?;
+                if n == 0 {
+                    break;
+                }
+                if out.len() + n > expected {
+                    return Err(oversized);
+                }
+                out.extend_from_slice(&tmp[..n]);
+            }
+            if dec.is_finished() {
+                break;
+            }
+        }
+        if let (Some(stored), Some(computed)) = (dec.get_checksum_from_data(), dec.get_calculated_checksum()) {
+            if stored != computed {
+                return Err(corrupt(format!("checksum {stored:#010x} != computed {computed:#010x}")));
+            }
+        }
+        if let Some(n) = zstd_frame_info_content(&dec) {
+            if n != (out.len() - frame_start) as u64 {
+                return Err(corrupt(format!(
+                    "frame declares {n} bytes, holds {}",
+                    out.len() - frame_start
+                )));
+            }
+        }
+    }
+    if out.len() != expected {
+        return Err(DumpErrorKind::SizeMismatch {
+            block,
+            offset,
+            codec: "zstd",
+            expected: expected as u64,
+            actual: out.len() as u64,
+        });
+    }
+    Ok(out)
+}
+
+/// The content size a finished frame declared, if non-zero (ruzstd reports 0 for "absent").
+fn zstd_frame_info_content(dec: &ruzstd::decoding::FrameDecoder) -> Option<u64> {
+    let n = dec.content_size();
+    (n != 0).then_some(n)
+}
+
+/// The last `.ppdmp` entry of the central directory, skipping `__MACOSX/` and
+/// directories [PP Loaders.cpp DetectZipFileContents].
+fn extract_from_zip(bytes: &[u8]) -> Res<Vec<u8>> {
+    let zerr = |e: zip::result::ZipError| DumpErrorKind::Zip(e.to_string());
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(zerr)?;
+    let mut chosen = None;
+    for i in 0..zip.len() {
+        let f = zip.by_index_raw(i).map_err(zerr)?;
+        let lower = f.name().to_ascii_lowercase();
+        if f.is_dir() || lower.starts_with("__macosx/") {
+            continue;
+        }
+        if lower.ends_with(".ppdmp") {
+            chosen = Some(i);
+        }
+    }
+    let i = chosen.ok_or(DumpErrorKind::NoDumpInZip { entries: zip.len() })?;
+    let f = zip.by_index(i).map_err(zerr)?;
+    let name = f.name().to_string();
+    if f.size() > MAX_ZIP_ENTRY_BYTES {
+        return Err(DumpErrorKind::Zip(format!(
+            "entry {name:?} declares {} bytes, above the limit of {MAX_ZIP_ENTRY_BYTES}",
+            f.size()
+        )));
+    }
+    let declared = f.size();
+    let mut out = Vec::with_capacity(declared.min(64 << 20) as usize);
+    f.take(declared + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| DumpErrorKind::Zip(format!("entry {name:?}: {e}")))?;
+    if out.len() as u64 != declared {
+        return Err(DumpErrorKind::Zip(format!(
+            "entry {name:?} holds {} bytes, declares {declared}",
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
+/// Encode `dump` as version 6: 24-byte header, zstd blocks.
+pub(super) fn write_v6(dump: &Dump) -> Vec<u8> {
+    use ruzstd::encoding::{compress_to_vec, CompressionLevel};
+    let mut cmds = Vec::with_capacity(dump.records.len() * RECORD_SIZE);
+    for r in &dump.records {
+        cmds.push(r.kind.to_byte());
+        cmds.extend_from_slice(&r.sz.to_le_bytes());
+        cmds.extend_from_slice(&r.ptr.to_le_bytes());
+    }
+    let c1 = compress_to_vec(&cmds[..], CompressionLevel::Fastest);
+    let c2 = compress_to_vec(&dump.pushbuf[..], CompressionLevel::Fastest);
+    let mut out = Vec::with_capacity(40 + c1.len() + c2.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&6u32.to_le_bytes());
+    let mut id = [0u8; 12];
+    for (d, s) in id.iter_mut().zip(dump.game_id.bytes().take(9)) {
+        *d = s;
+    }
+    out.extend_from_slice(&id);
+    out.extend_from_slice(&(dump.records.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(dump.pushbuf.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(c1.len() as u32).to_le_bytes());
+    out.extend_from_slice(&c1);
+    out.extend_from_slice(&(c2.len() as u32).to_le_bytes());
+    out.extend_from_slice(&c2);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_info_reads_window_and_content() {
+        // FHD 0x20: single segment, 1-byte FCS = 5.
+        let f = [0x28, 0xB5, 0x2F, 0xFD, 0x20, 5];
+        let i = zstd_frame_info(&f).unwrap();
+        assert_eq!((i.window, i.content), (5, Some(5)));
+        // FHD 0x40: 2-byte FCS (+256), window descriptor 0x08: log 11, mantissa 0 = 2048.
+        let f = [0x28, 0xB5, 0x2F, 0xFD, 0x40, 0x08, 0x00, 0x01];
+        let i = zstd_frame_info(&f).unwrap();
+        assert_eq!((i.window, i.content), (2048, Some(256 + 256)));
+        // Window descriptor 0x0B: log 11 + 3 eighths = 2048 + 768.
+        let f = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x0B];
+        assert_eq!(zstd_frame_info(&f).unwrap().window, 2816);
+    }
+
+    #[test]
+    fn zstd_roundtrip_and_empty() {
+        use ruzstd::encoding::{compress_to_vec, CompressionLevel};
+        for data in [
+            vec![],
+            vec![7u8; 300_000],
+            (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect(),
+        ] {
+            let c = compress_to_vec(&data[..], CompressionLevel::Fastest);
+            assert_eq!(zstd(&c, data.len(), "b", 0).unwrap(), data);
+            if !data.is_empty() {
+                assert!(matches!(
+                    zstd(&c, data.len() - 1, "b", 0),
+                    Err(DumpErrorKind::Oversized { .. })
+                ));
+                assert!(matches!(
+                    zstd(&c, data.len() + 1, "b", 0),
+                    Err(DumpErrorKind::SizeMismatch { .. })
+                ));
+            }
+        }
+    }
+}

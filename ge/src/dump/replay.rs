@@ -1,0 +1,479 @@
+//! Replaying a dump on a [`Ge`] the way PPSSPP's `DumpExecute` drives its software
+//! renderer (`docs/ppdmp-format.md` §3, §6; PPSSPP `GPU/Debugger/Playback.cpp`).
+//!
+//! Design: PPSSPP writes REGISTERS words (plus synthetic address words queued by data
+//! records) into a display list that the GE only runs up to a stall address, advanced at
+//! *sync points*; FRAMEBUF and CLUTADDR+CLUT uploads into VRAM are done at once, with no
+//! sync. We reproduce that with two buffers:
+//!
+//! * `queue` — synthetic words (BASE/VADDR/IADDR/TEXBUFWIDTHn/TEXADDRn/CLUTADDR(UPPER)/
+//!   TRANSFERSRC(W)) waiting for the next REGISTERS record, which writes them first;
+//! * `list` — words written to the "list" but not yet executed; [`Replayer::sync`] runs
+//!   them on the GE and flushes its bins.
+//!
+//! Sync points (§6.4): mapping a pushbuf window that is not resident ([`BufModel`]), a
+//! list-buffer wrap, TRANSFERSRC, MEMSET/MEMCPYDATA into VRAM, DISPLAY, EDRAMTRANS and the
+//! end. The data itself lives contiguously at [`PUSHBUF_ADDR`], which gives the same bytes
+//! as PPSSPP's windows except for reads that run across a 1 MiB window edge (§5.2).
+
+use super::mapping::BufModel;
+use super::{Dump, DumpError, DumpErrorKind, Record, RecordKind, INIT_SIZE};
+use crate::cmd::op;
+use crate::display::DisplayBuffer;
+use crate::exec::Ge;
+use crate::mem::{Memory, Region, RAM_BASE, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
+use crate::regs::float24;
+
+/// Where the pushbuf is placed: 16-byte aligned (texture and CLUT addresses drop their low
+/// 4 bits), above PPSSPP's 16 KiB replay stub block at the start of user RAM (§5.2).
+pub const PUSHBUF_ADDR: u32 = 0x0880_4000;
+
+/// PPSSPP's display-list buffer: 256 KiB from the top of user RAM (§6.3). Only its
+/// address's top byte is observable (the BASE word written at a wrap).
+/// guess: top of the 24 MiB user partition of a 32 MiB PSP.
+const LIST_BUF_ADDR: u32 = 0x09FC_0000;
+const LIST_BUF_SIZE: u64 = 256 << 10;
+const BASE_INVALID: u32 = 0xFFFF_FFFF;
+
+/// Registers held in an INIT snapshot, in order (§3.2) [PP GPUState.cpp contextCmdRanges].
+const CONTEXT_RANGES: [(u8, u8); 16] = [
+    (0x00, 0x02),
+    (0x10, 0x10),
+    (0x12, 0x28),
+    (0x2C, 0x33),
+    (0x36, 0x38),
+    (0x42, 0x4D),
+    (0x50, 0x51),
+    (0x53, 0x58),
+    (0x5B, 0xB5),
+    (0xB8, 0xC3),
+    (0xC5, 0xD0),
+    (0xD2, 0xE9),
+    (0xEB, 0xEC),
+    (0xEE, 0xEE),
+    (0xF0, 0xF6),
+    (0xF8, 0xF9),
+];
+
+fn context_registers() -> impl Iterator<Item = u8> {
+    CONTEXT_RANGES.iter().flat_map(|&(a, b)| a..=b)
+}
+
+/// Commands re-executed after an INIT restore, in order [PP GPUCommon.cpp ReapplyGfxState]:
+/// 0x12–0x29 except OFFSETADDR/ORIGIN, 0x2C–0x38, 0x42–0xE9 except TEXFLUSH/TEXSYNC.
+fn reapplied_registers() -> impl Iterator<Item = u8> {
+    (0x12u8..=0x29)
+        .filter(|&c| c != op::OFFSETADDR && c != op::ORIGIN)
+        .chain(0x2C..=0x38)
+        .chain((0x42..=0xE9).filter(|&c| c != 0xCB && c != 0xCC))
+}
+
+fn word(cmd: u8, arg: u32) -> u32 {
+    (u32::from(cmd) << 24) | (arg & 0x00FF_FFFF)
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    match b.get(at..at + 4) {
+        Some(s) => u32::from_le_bytes([s[0], s[1], s[2], s[3]]),
+        None => 0,
+    }
+}
+
+/// Apply an INIT payload (§3.2) [PP GPUState.cpp GEState::Restore, GPUCommon.cpp
+/// ReapplyGfxState]: internal addresses from words 5–7, the 209 registers stored as-is,
+/// the matrices read in the v1 layout even for legacy-layout files (PPSSPP never detects
+/// those), then the §3.2 step-4 commands re-executed to rebuild derived state. LOADCLUT
+/// is re-executed with its power-on argument 0 and so loads nothing.
+pub fn restore_init(ge: &mut Ge, payload: &[u8]) -> Result<(), crate::exec::GeError> {
+    let w = |i: usize| le32(payload, 4 * i);
+    ge.vaddr = w(5);
+    ge.iaddr = w(6);
+    ge.offset = w(7);
+    for (i, cmd) in context_registers().enumerate() {
+        // guess: the stored command byte is trusted to equal `cmd` (PPSSPP would
+        // re-execute a mismatching word as its own command; recorders never write one).
+        ge.regs.set(cmd, w(17 + i));
+    }
+    let mats = &mut ge.mats;
+    for i in 0..96 {
+        mats.bones[i] = float24(w(227 + i));
+    }
+    for i in 0..12 {
+        mats.world[i] = float24(w(324 + i));
+        mats.view[i] = float24(w(337 + i));
+        mats.tgen[i] = float24(w(367 + i));
+    }
+    for i in 0..16 {
+        mats.proj[i] = float24(w(350 + i));
+    }
+    mats.bone_index = w(379) & 0x7F;
+    mats.world_index = w(380) & 0xF;
+    mats.view_index = w(381) & 0xF;
+    mats.proj_index = w(382) & 0xF;
+    mats.tgen_index = w(383) & 0xF;
+    for cmd in reapplied_registers() {
+        let arg = ge.regs.arg(cmd);
+        ge.execute_word(word(cmd, arg))?;
+    }
+    Ok(())
+}
+
+/// Replay `dump` on `ge` (expected fresh from [`Ge::new`]: zeroed memory) and return the
+/// display buffer PPSSPP shows at the end: the last record's DISPLAY, else the last
+/// DISPLAY seen, else PSP's power-on display (§8.1).
+pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
+    let size = dump.pushbuf.len();
+    let limit = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
+    if size as u64 > limit as u64 {
+        return Err(DumpErrorKind::PushbufTooLarge {
+            size,
+            base: PUSHBUF_ADDR,
+            limit,
+        }
+        .into());
+    }
+    ge.mem.write(PUSHBUF_ADDR, &dump.pushbuf).map_err(|_| {
+        DumpError::from(DumpErrorKind::PushbufTooLarge {
+            size,
+            base: PUSHBUF_ADDR,
+            limit,
+        })
+    })?;
+    // The software renderer's CLUT cache starts zeroed (§3.2 step 4).
+    ge.clut.fill(0);
+    let mut r = Replayer::new(dump.version);
+    let last = dump.records.len().saturating_sub(1);
+    for (index, rec) in dump.records.iter().enumerate() {
+        r.record(ge, dump, index, rec, index == last)?;
+    }
+    if r.list_active {
+        // SubmitListEnd: FINISH + END, sync.
+        let end = dump.records.len();
+        r.list.push((word(op::FINISH, 0), end));
+        r.list.push((word(op::END, 0), end));
+        r.sync(ge)?;
+    }
+    Ok(r.current_display
+        .unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on)))
+}
+
+/// PPSSPP's `DumpExecute` state (§6.1).
+struct Replayer {
+    version: u32,
+    queue: Vec<u32>,
+    /// Written but not yet executed words, with the record index that produced them.
+    list: Vec<(u32, usize)>,
+    list_active: bool,
+    /// Write position inside the 256 KiB list buffer (for wraps).
+    list_pos: u64,
+    last_bufw: [u16; 8],
+    last_tex: [u32; 8],
+    last_base: u32,
+    clut_addr: u32,
+    clut_flags: u32,
+    memcpy_dest: u32,
+    /// EDRAM address translation (no visible effect; kept for completeness).
+    edram: u32,
+    mapping: BufModel,
+    latched_display: Option<DisplayBuffer>,
+    current_display: Option<DisplayBuffer>,
+}
+
+impl Replayer {
+    fn new(version: u32) -> Self {
+        Replayer {
+            version,
+            queue: Vec::new(),
+            list: Vec::new(),
+            list_active: false,
+            list_pos: 0,
+            last_bufw: [0; 8],
+            last_tex: [0; 8],
+            last_base: BASE_INVALID,
+            clut_addr: 0,
+            clut_flags: 0,
+            memcpy_dest: 0,
+            edram: 0x400,
+            mapping: BufModel::default(),
+            latched_display: None,
+            current_display: None,
+        }
+    }
+
+    /// Advance the stall address: run every written word, then rasterize [PP SyncStall].
+    /// Nothing happens before the list exists.
+    fn sync(&mut self, ge: &mut Ge) -> Result<(), DumpError> {
+        if !self.list_active {
+            return Ok(());
+        }
+        for (w, index) in self.list.drain(..) {
+            ge.execute_word(w)
+                .map_err(|source| DumpError::from(DumpErrorKind::Ge { index, source }))?;
+        }
+        ge.flush();
+        Ok(())
+    }
+
+    /// Map a payload; returns its RAM address, or `None` when PPSSPP would skip the record.
+    fn map(&mut self, ge: &mut Ge, rec: &Record) -> Result<Option<u32>, DumpError> {
+        let m = self.mapping.map(rec.ptr, rec.sz);
+        if m.sync_first {
+            self.sync(ge)?;
+        }
+        if !m.mapped {
+            tracing::warn!(
+                ptr = rec.ptr,
+                sz = rec.sz,
+                "PPSSPP cannot allocate this payload; record skipped"
+            );
+            return Ok(None);
+        }
+        Ok(Some(PUSHBUF_ADDR.wrapping_add(rec.ptr)))
+    }
+
+    fn queue_base_for(&mut self, addr: u32) {
+        if self.last_base != addr & 0xFF00_0000 {
+            self.queue.push(word(op::BASE, (addr >> 8) & 0x00FF_0000));
+            self.last_base = addr & 0xFF00_0000;
+        }
+    }
+
+    fn record(&mut self, ge: &mut Ge, dump: &Dump, index: usize, rec: &Record, is_last: bool) -> Result<(), DumpError> {
+        let payload = dump.payload(rec);
+        let ge_err = |source| DumpError::from(DumpErrorKind::Ge { index, source });
+        match rec.kind {
+            RecordKind::Init => {
+                // Applied at once, like PPSSPP's ReapplyGfxState operation (no sync).
+                let mut init = [0u8; INIT_SIZE as usize];
+                let n = payload.len().min(init.len());
+                init[..n].copy_from_slice(&payload[..n]);
+                restore_init(ge, &init).map_err(ge_err)?;
+                self.last_bufw = [0; 8];
+                self.last_tex = [0; 8];
+                self.last_base = BASE_INVALID;
+            }
+            RecordKind::Registers => self.registers(ge, index, payload)?,
+            RecordKind::Vertices | RecordKind::Indices => {
+                if let Some(a) = self.map(ge, rec)? {
+                    self.queue_base_for(a);
+                    let cmd = if rec.kind == RecordKind::Vertices {
+                        op::VADDR
+                    } else {
+                        op::IADDR
+                    };
+                    self.queue.push(word(cmd, a));
+                }
+            }
+            RecordKind::Texture(level) => {
+                let l = usize::from(level & 7);
+                if let Some(a) = self.map(ge, rec)? {
+                    if self.last_tex[l] != a {
+                        // bufw from the per-level tracker, which INIT resets to 0 (§6.3 trap).
+                        self.queue.push(word(
+                            op::TEXBUFWIDTH0 + l as u8,
+                            ((a >> 8) & 0x00FF_0000) | u32::from(self.last_bufw[l]),
+                        ));
+                        self.queue.push(word(op::TEXADDR0 + l as u8, a));
+                        self.last_tex[l] = a;
+                    }
+                }
+            }
+            RecordKind::Framebuf(level) => self.framebuf(ge, usize::from(level & 7), payload),
+            RecordKind::ClutAddr => {
+                self.clut_addr = le32(payload, 0);
+                self.clut_flags = le32(payload, 4);
+            }
+            RecordKind::Clut => {
+                if self.clut_addr != 0 {
+                    // VRAM CLUT: copy now (no sync) unless it is a render target, which the
+                    // replayed drawing has produced itself [PP DumpExecute::Clut, software].
+                    let target = self.clut_flags & 1 != 0;
+                    if Memory::is_valid_range(self.clut_addr, rec.sz) && !target {
+                        write_through(&mut ge.mem, self.clut_addr, payload);
+                    }
+                    self.clut_addr = 0;
+                } else if let Some(a) = self.map(ge, rec)? {
+                    self.queue.push(word(op::CLUTADDRUPPER, (a >> 8) & 0x00FF_0000));
+                    self.queue.push(word(op::CLUTADDR, a));
+                }
+            }
+            RecordKind::TransferSrc => {
+                if let Some(a) = self.map(ge, rec)? {
+                    // Sync so the current TRANSFERSRCW register is known [PP TransferSrc].
+                    self.sync(ge)?;
+                    let srcw = ge.regs.arg(op::TRANSFERSRCW);
+                    self.queue
+                        .push(word(op::TRANSFERSRCW, (srcw & 0x00_FFFF) | ((a >> 8) & 0x00FF_0000)));
+                    self.queue.push(word(op::TRANSFERSRC, a));
+                }
+            }
+            RecordKind::Memset => {
+                // The software renderer's memset hook writes nothing (§3.7).
+                if Memory::is_vram(le32(payload, 0)) {
+                    self.sync(ge)?;
+                }
+            }
+            RecordKind::MemcpyDest => self.memcpy_dest = le32(payload, 0),
+            RecordKind::MemcpyData => {
+                if Memory::is_vram(self.memcpy_dest) {
+                    self.sync(ge)?;
+                    write_through(&mut ge.mem, self.memcpy_dest, payload);
+                }
+            }
+            RecordKind::Display => {
+                self.sync(ge)?;
+                let d = DisplayBuffer {
+                    addr: le32(payload, 0),
+                    stride: le32(payload, 4),
+                    format: le32(payload, 8),
+                };
+                self.latched_display = Some(d);
+                if is_last {
+                    self.current_display = Some(d);
+                }
+            }
+            RecordKind::EdramTrans => {
+                self.sync(ge)?;
+                self.edram = le32(payload, 0);
+            }
+            RecordKind::Unknown(ty) => return Err(DumpErrorKind::UnknownRecord { index, ty }.into()),
+        }
+        Ok(())
+    }
+
+    /// REGISTERS (§6.2, §6.3) [PP DumpExecute::Registers].
+    fn registers(&mut self, ge: &mut Ge, index: usize, payload: &[u8]) -> Result<(), DumpError> {
+        if !self.list_active {
+            // The list starts with one NOP; starting a list resets the offset address.
+            self.list_active = true;
+            ge.offset = 0;
+            self.list.push((word(op::NOP, 0), index));
+            self.list_pos = 4;
+        }
+        let pending = 4 * self.queue.len() as u64;
+        if self.list_pos + pending + payload.len() as u64 + 8 >= LIST_BUF_SIZE {
+            // Wrap: BASE + JUMP back to the buffer start, then sync.
+            self.list
+                .push((word(op::BASE, (LIST_BUF_ADDR >> 8) & 0x00FF_0000), index));
+            self.list.push((word(op::JUMP, LIST_BUF_ADDR), index));
+            self.list_pos = 0;
+            self.last_base = LIST_BUF_ADDR & 0xFF00_0000;
+            self.sync(ge)?;
+        }
+        self.list.extend(self.queue.drain(..).map(|w| (w, index)));
+        self.list_pos += pending + payload.len() as u64;
+        // TEXBUFWIDTHn rewrites use the texture addresses as known when the record started.
+        let tex_high: [u32; 8] = std::array::from_fn(|l| (self.last_tex[l] >> 8) & 0x00FF_0000);
+        for chunk in payload.chunks_exact(4) {
+            let w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            let cmd = (w >> 24) as u8;
+            let out = match cmd {
+                c if (op::TEXBUFWIDTH0..op::TEXBUFWIDTH0 + 8).contains(&c) => {
+                    let l = usize::from(c - op::TEXBUFWIDTH0);
+                    let bufw = (w & 0xFFFF) as u16;
+                    let out = if bufw == self.last_bufw[l] {
+                        word(op::NOP, 0)
+                    } else {
+                        word(c, tex_high[l] | u32::from(bufw))
+                    };
+                    self.last_bufw[l] = bufw;
+                    out
+                }
+                // Texture addresses come only from TEXTURE/FRAMEBUF records.
+                c if (op::TEXADDR0..op::TEXADDR0 + 8).contains(&c) => word(op::NOP, 0),
+                op::SIGNAL | op::BASE => {
+                    self.last_base = BASE_INVALID;
+                    w
+                }
+                _ => w,
+            };
+            self.list.push((out, index));
+        }
+        Ok(())
+    }
+
+    /// FRAMEBUFn (§3.10) [PP DumpExecute::Framebuf].
+    fn framebuf(&mut self, ge: &mut Ge, l: usize, payload: &[u8]) {
+        let addr = le32(payload, 0);
+        let bufw = le32(payload, 4);
+        let flags = le32(payload, 8);
+        // PPSSPP compares the u16 tracker with the i32 header value.
+        if self.last_tex[l] != addr || u32::from(self.last_bufw[l]) != bufw {
+            // The header bufw is OR-ed in whole, as PPSSPP does.
+            let w = ((u32::from(op::TEXBUFWIDTH0) + l as u32) << 24) | ((addr >> 8) & 0x00FF_0000) | bufw;
+            self.queue.push(w);
+            self.queue.push(word(op::TEXADDR0 + l as u8, addr));
+            self.last_tex[l] = addr;
+            self.last_bufw[l] = bufw as u16;
+        }
+        let data = payload.get(16..).unwrap_or(&[]);
+        let target = flags & 1 != 0;
+        // Bit 1 "unchanged" is only trustworthy from version 6 on [PP Framebuf, §2.4].
+        let unchanged = self.version >= 6 && flags & 2 != 0;
+        if Memory::is_valid_range(addr, data.len() as u32) && !unchanged && !target {
+            write_through(&mut ge.mem, addr, data);
+        }
+    }
+}
+
+/// Copy into memory like PPSSPP's raw `MemcpyUnchecked`: a VRAM range runs on through the
+/// mirrors; bytes that land outside mapped memory are dropped.
+fn write_through(mem: &mut Memory, addr: u32, data: &[u8]) {
+    let mut done = 0usize;
+    while done < data.len() {
+        let a = addr.wrapping_add(done as u32);
+        let Some((region, off)) = Memory::locate(a) else {
+            done += 1;
+            continue;
+        };
+        let size = match region {
+            Region::Ram => RAM_SIZE,
+            Region::Vram => VRAM_SIZE,
+            Region::Scratch => SCRATCH_SIZE,
+        } as usize;
+        let n = (size - off).min(data.len() - done);
+        match mem.slice_mut(a, n as u32) {
+            Ok(dst) => dst.copy_from_slice(&data[done..done + n]),
+            Err(_) => {
+                done += 1;
+                continue;
+            }
+        }
+        done += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_has_209_registers_and_the_right_ends() {
+        let regs: Vec<u8> = context_registers().collect();
+        assert_eq!(regs.len(), 209);
+        assert_eq!(regs[0], 0x00);
+        assert_eq!(regs[3], 0x10);
+        assert_eq!(*regs.last().unwrap(), 0xF9);
+        assert!(!regs.contains(&0xC4), "LOADCLUT is not in the snapshot");
+        assert!(!regs.contains(&0xEA), "TRANSFERSTART is not in the snapshot");
+    }
+
+    #[test]
+    fn reapply_order_skips_flow_and_cache_commands() {
+        let r: Vec<u8> = reapplied_registers().collect();
+        assert_eq!(r[0], 0x12);
+        assert_eq!(r[1], 0x15);
+        assert!(r.contains(&0x29) && r.contains(&0xC4) && r.contains(&0xE9));
+        assert!(!r.contains(&0xCB) && !r.contains(&0xCC) && !r.contains(&0x2A) && !r.contains(&0xEA));
+        // 24 - 2 + 13 + 168 - 2
+        assert_eq!(r.len(), 22 + 13 + 166);
+    }
+
+    #[test]
+    fn write_through_wraps_into_the_vram_mirror() {
+        let mut m = Memory::new();
+        write_through(&mut m, 0x041F_FFFE, &[1, 2, 3, 4]);
+        assert_eq!(&m.vram()[VRAM_SIZE as usize - 2..], &[1, 2]);
+        assert_eq!(&m.vram()[..2], &[3, 4]);
+    }
+}
