@@ -305,7 +305,7 @@ fn normals(l: &mut ListBuilder) {
         let cx = -0.6 + 0.6 * i as f32;
         let mut v = Bytes::default();
         let n = 24;
-        let mut emit = |v: &mut Bytes, nx: f32, ny: f32, nz: f32, x: f32, y: f32| {
+        let emit = |v: &mut Bytes, nx: f32, ny: f32, nz: f32, x: f32, y: f32| {
             match *fmt {
                 vt::NRM_S8 => v.i8((nx * 127.0) as i8).i8((ny * 127.0) as i8).i8((nz * 127.0) as i8),
                 vt::NRM_S16 => v.i16((nx * 32767.0) as i16).i16((ny * 32767.0) as i16).i16((nz * 32767.0) as i16),

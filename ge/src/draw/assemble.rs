@@ -1,0 +1,371 @@
+//! Primitive assembly, mirroring PPSSPP `TransformUnit::SubmitPrimitive` and the
+//! `Clipper::Process*` entry points.
+//!
+//! The vertex ring buffers for strips and fans are reproduced exactly: the order in which
+//! vertices reach the rasterizer changes float rounding and which vertex is "last", so
+//! PPSSPP's positional (not temporal) order matters. So do PPSSPP's rectangle detectors:
+//! with culling off it draws some triangle pairs, 4-vertex strips and fans, and adjacent
+//! sprite slices as sprites, whose coverage and texture rules differ from triangles.
+
+use std::sync::Arc;
+
+use super::{BinnedPrim, DrawState, Shape};
+use crate::bin::Binner;
+use crate::clip::{self, CullMode};
+use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
+use crate::raster::{self, ClipRect, DetectState, SpriteFastPathState};
+use crate::transform::{self, TransformState};
+
+/// A vertex waiting for assembly: clip space (transform mode) plus its projection, or
+/// screen space (through mode). PPSSPP `ClipVertexData`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AsmVertex {
+    pub clip: ClipVertex,
+    pub screen: ScreenVertex,
+    /// Outside the guard band (PPSSPP `OutsideRange`).
+    pub outside: bool,
+}
+
+impl AsmVertex {
+    pub fn new(ts: &TransformState, v: &Vertex) -> AsmVertex {
+        if ts.through {
+            AsmVertex { clip: ClipVertex::default(), screen: transform::through_vertex(ts, v), outside: false }
+        } else {
+            let clip = transform::transform_vertex(ts, v);
+            let (screen, outside) = transform::project(ts, &clip, false);
+            AsmVertex { clip, screen, outside }
+        }
+    }
+
+    fn detect(&self) -> raster::AsmVertex {
+        raster::AsmVertex { v: self.screen, clip_z: self.clip.clip[2], outside_range: self.outside }
+    }
+}
+
+/// Where assembled primitives go: clipping, the sprite paths, and the binner.
+pub struct Sink<'a> {
+    pub binner: &'a mut Binner<BinnedPrim>,
+    pub state: Arc<DrawState>,
+    pub ts: &'a TransformState,
+}
+
+impl Sink<'_> {
+    fn through(&self) -> bool {
+        self.state.through
+    }
+
+    fn detect_state(&self) -> DetectState {
+        let st = &self.state;
+        DetectState { through: st.through, textured: st.texture.is_some(), depth_matters: st.depth_matters, fog: st.fog }
+    }
+
+    /// Bin a shape whose bounds meet the scissor [PP `BinManager::Add*` range check].
+    fn push(&mut self, shape: Shape) {
+        let b = match &shape {
+            Shape::Triangle(v) => raster::bounds(v),
+            Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) | Shape::Line(v) => raster::bounds(v),
+            Shape::Point(v) => raster::bounds(std::slice::from_ref(v)),
+        };
+        let r: ClipRect = b.intersect(&self.state.scissor);
+        if r.is_empty() {
+            return;
+        }
+        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape });
+    }
+
+    /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.
+    fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize) {
+        let mut out = Vec::with_capacity(4);
+        let flat = self.state.flat;
+        if self.through() {
+            let s = [v[0].screen, v[1].screen, v[2].screen];
+            clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, &mut out);
+        } else {
+            let prov = flat.then_some(&v[provoking].clip);
+            clip::clip_triangle_shaded(self.ts, [&v[0].clip, &v[1].clip, &v[2].clip], prov, cull, &mut out);
+        }
+        for t in out {
+            self.push(Shape::Triangle(t));
+        }
+    }
+
+    /// PPSSPP `Clipper::ProcessRect`.
+    fn rectangle(&mut self, a: &AsmVertex, b: &AsmVertex) {
+        if self.through() {
+            let v = [a.screen, b.screen];
+            let st = &self.state;
+            let fast = SpriteFastPathState {
+                through: true,
+                clear_mode: st.clear,
+                has_mips: st.texture.as_ref().is_some_and(|t| t.max_level > 0),
+                texture_proj: st.texture_proj,
+                tex_size: st.texture.as_ref().map(|t| (t.levels[0].width, t.levels[0].height)),
+            };
+            let shape = if raster::sprite_fast_path(&v, &fast) {
+                Shape::Sprite(v)
+            } else if st.clear && !st.dither {
+                Shape::ClearRect(v)
+            } else {
+                Shape::Rectangle(v)
+            };
+            self.push(shape);
+            return;
+        }
+        let Some(r) = clip::clip_rectangle(self.ts, [&a.clip, &b.clip]) else { return };
+        match raster::split_rect_fog(&r) {
+            Some(halves) => {
+                for h in halves {
+                    self.transformed_rect(h);
+                }
+            }
+            None => self.transformed_rect(r),
+        }
+    }
+
+    fn transformed_rect(&mut self, r: [ScreenVertex; 2]) {
+        if self.state.texture_proj {
+            // Projected textures: the sprite is drawn as triangles [PP `AddTriangleRect`].
+            for t in raster::rect_to_triangles(&r) {
+                self.push(Shape::Triangle(t));
+            }
+        } else {
+            self.push(Shape::Rectangle(r));
+        }
+    }
+
+    /// PPSSPP `Clipper::ProcessLine`.
+    fn line(&mut self, a: &AsmVertex, b: &AsmVertex) {
+        if self.through() {
+            self.push(Shape::Line([a.screen, b.screen]));
+            return;
+        }
+        let mut out = Vec::with_capacity(1);
+        clip::clip_line(self.ts, [&a.clip, &b.clip], &mut out);
+        for l in out {
+            self.push(Shape::Line(l));
+        }
+    }
+
+    /// PPSSPP `Clipper::ProcessPoint`.
+    fn point(&mut self, a: &AsmVertex) {
+        if self.through() {
+            self.push(Shape::Point(a.screen));
+        } else if let Some(p) = clip::clip_point(self.ts, &a.clip) {
+            self.push(Shape::Point(p));
+        }
+    }
+}
+
+/// The assembly ring buffer (PPSSPP `data_`, `data_index_`, `prev_prim_`).
+pub struct Assembler {
+    data: [AsmVertex; 4],
+    index: usize,
+    prev: PrimType,
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Assembler { data: [AsmVertex::default(); 4], index: 0, prev: PrimType::Points }
+    }
+}
+
+impl Assembler {
+    /// Assemble one PRIM's vertices (type 7 continues the previous primitive type).
+    pub fn submit(&mut self, prim_in: PrimType, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
+        let prim = if prim_in == PrimType::Continue {
+            self.prev
+        } else {
+            self.index = 0;
+            self.prev = prim_in;
+            prim_in
+        };
+        let cull_off = cull == CullMode::None;
+        let through = sink.through();
+        match prim {
+            PrimType::Triangles if through && cull_off && self.index == 0 && verts.len() >= 6 && verts.len() % 6 == 0 => {
+                // Through-mode triangle pairs that form sprites [PP DetectRectangleFromPair].
+                let ds = sink.detect_state();
+                for six in verts.chunks_exact(6) {
+                    let d: [raster::AsmVertex; 6] = std::array::from_fn(|i| six[i].detect());
+                    match raster::detect_rect_from_pair(&ds, &d) {
+                        Some((tl, br)) => sink.rectangle(&six[tl], &six[br]),
+                        None => {
+                            sink.triangle(cull, [&six[0], &six[1], &six[2]], 2);
+                            sink.triangle(cull, [&six[3], &six[4], &six[5]], 2);
+                        }
+                    }
+                }
+            }
+            PrimType::Points => {
+                for i in 0..self.index {
+                    let v = self.data[i];
+                    sink.point(&v);
+                }
+                self.index = 0;
+                for v in verts {
+                    sink.point(v);
+                }
+            }
+            PrimType::Lines => {
+                let mut i = 0;
+                while i + 1 < self.index {
+                    let (a, b) = (self.data[i], self.data[i + 1]);
+                    sink.line(&a, &b);
+                    i += 2;
+                }
+                self.index &= 1;
+                for v in verts {
+                    self.data[self.index] = *v;
+                    self.index += 1;
+                    if self.index == 2 {
+                        let (a, b) = (self.data[0], self.data[1]);
+                        sink.line(&a, &b);
+                        self.index = 0;
+                    }
+                }
+            }
+            PrimType::Triangles => {
+                for v in verts {
+                    self.data[self.index] = *v;
+                    self.index += 1;
+                    if self.index == 3 {
+                        self.index = 0;
+                        let d = self.data;
+                        sink.triangle(cull, [&d[0], &d[1], &d[2]], 2);
+                    }
+                }
+            }
+            PrimType::Rectangles => {
+                let ds = sink.detect_state();
+                for v in verts {
+                    self.data[self.index] = *v;
+                    self.index += 1;
+                    if self.index == 4 && through && cull_off {
+                        let s = [self.data[0].screen, self.data[1].screen, self.data[2].screen, self.data[3].screen];
+                        // Two adjacent slices of one sprite merge [PP DetectRectangleThroughModeSlices].
+                        if raster::detect_rect_through_slices(&ds, &s) {
+                            self.data[1] = self.data[3];
+                            self.index = 2;
+                        }
+                    }
+                    if self.index == 4 {
+                        let d = self.data;
+                        sink.rectangle(&d[0], &d[1]);
+                        sink.rectangle(&d[2], &d[3]);
+                        self.index = 0;
+                    }
+                }
+                if self.index >= 2 {
+                    let d = self.data;
+                    sink.rectangle(&d[0], &d[1]);
+                    self.index -= 2;
+                }
+            }
+            PrimType::LineStrip => {
+                // The first vertex of a fresh strip draws nothing.
+                let mut skip = usize::from(self.index == 0);
+                for v in verts {
+                    self.data[self.index & 1] = *v;
+                    self.index += 1;
+                    if skip > 0 {
+                        skip -= 1;
+                    } else {
+                        let a = self.data[self.index & 1];
+                        let b = self.data[(self.index & 1) ^ 1];
+                        sink.line(&a, &b);
+                    }
+                }
+            }
+            PrimType::TriangleStrip => self.strip(verts, cull, sink),
+            PrimType::TriangleFan => self.fan(verts, cull, sink),
+            PrimType::Continue => {}
+        }
+    }
+
+    fn strip(&mut self, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
+        let n = verts.len();
+        let mut skip = 2usize.saturating_sub(self.index);
+        let mut start = 0;
+        // Strips that are sprites, two vertices at a time [PP DetectRectangleFromStrip].
+        if self.index == 0 && n >= 4 && n % 2 == 0 && cull == CullMode::None {
+            let ds = sink.detect_state();
+            let mut base = 0;
+            while base + 2 < n {
+                let first = if base == 0 { 0 } else { 2 };
+                for k in first..4 {
+                    self.data[k] = verts[base + k];
+                }
+                let d: [raster::AsmVertex; 4] = std::array::from_fn(|i| self.data[i].detect());
+                let Some((tl, br)) = raster::detect_rect_from_strip(&ds, &d) else { break };
+                let (a, b) = (self.data[tl], self.data[br]);
+                sink.rectangle(&a, &b);
+                start += 2;
+                skip = 2;
+                if base + 4 >= n {
+                    start = n;
+                    break;
+                }
+                self.data[0] = self.data[2];
+                self.data[1] = self.data[3];
+                self.index = 2;
+                base += 2;
+            }
+        }
+        let mut k = start;
+        while k < n && skip > 0 {
+            let slot = self.index % 3;
+            self.data[slot] = verts[k];
+            self.index += 1;
+            skip -= 1;
+            k += 1;
+        }
+        for v in &verts[k..] {
+            let slot = self.index % 3;
+            self.data[slot] = *v;
+            self.index += 1;
+            let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
+            let d = self.data;
+            sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+        }
+    }
+
+    fn fan(&mut self, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
+        let n = verts.len();
+        let mut skip = usize::from(self.index <= 1);
+        let mut start = 0;
+        // Only read the centre vertex when not continuing.
+        if self.index == 0 && n > 0 {
+            self.data[0] = verts[0];
+            self.index = 1;
+            start = 1;
+        }
+        if self.index == 1 && n == 4 && cull == CullMode::None {
+            for k in start..n {
+                self.data[k] = verts[k];
+            }
+            let d: [raster::AsmVertex; 4] = std::array::from_fn(|i| self.data[i].detect());
+            // [PP DetectRectangleFromFan]
+            if let Some((tl, br)) = raster::detect_rect_from_fan(&sink.detect_state(), &d) {
+                let (a, b) = (self.data[tl], self.data[br]);
+                sink.rectangle(&a, &b);
+                return;
+            }
+        }
+        let mut k = start;
+        while k < n && skip > 0 {
+            let slot = 2 - (self.index % 2);
+            self.data[slot] = verts[k];
+            self.index += 1;
+            skip -= 1;
+            k += 1;
+        }
+        for v in &verts[k..] {
+            let slot = 2 - (self.index % 2);
+            self.data[slot] = *v;
+            self.index += 1;
+            let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
+            let d = self.data;
+            sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+        }
+    }
+}

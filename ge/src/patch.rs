@@ -1,0 +1,1 @@
+//! Bezier and spline patches (being written).
