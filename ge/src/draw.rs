@@ -58,6 +58,10 @@ pub struct DrawState {
     /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
     /// [PP `BinManager.cpp` scissor setup].
     pub scissor: ClipRect,
+    /// Debugging: report every fragment drawn at this pixel to stderr.
+    pub trace: Option<(i32, i32)>,
+    /// Number of the PRIM this state was built for (for traces).
+    pub draw: u64,
 }
 
 impl DrawState {
@@ -98,6 +102,8 @@ impl DrawState {
             antialias: regs.enabled(op::ANTIALIASENABLE),
             texture,
             scissor,
+            trace: None,
+            draw: 0,
         }
     }
 }
@@ -133,6 +139,10 @@ pub struct DrawContext {
     pub persist: Persist,
     /// Thread pool for rasterization; `None` uses rayon's global pool.
     pub pool: Option<Arc<rayon::ThreadPool>>,
+    /// Debugging aid: trace fragments at this drawing-coordinate pixel.
+    pub trace_pixel: Option<(i32, i32)>,
+    /// PRIM commands seen (numbers draws in traces).
+    pub draw_count: u64,
 }
 
 impl Default for DrawContext {
@@ -145,6 +155,8 @@ impl Default for DrawContext {
             asm: assemble::Assembler::default(),
             persist: Persist::default(),
             pool: None,
+            trace_pixel: None,
+            draw_count: 0,
         }
     }
 }
@@ -169,7 +181,10 @@ impl Ge {
                 return s.clone();
             }
         }
-        let s = Arc::new(DrawState::decode(&self.regs, &self.mats, &self.clut, through));
+        let mut s = DrawState::decode(&self.regs, &self.mats, &self.clut, through);
+        s.trace = self.draw.trace_pixel;
+        s.draw = self.draw.draw_count;
+        let s = Arc::new(s);
         self.draw.state = Some(s.clone());
         self.draw.state_dirty = false;
         s
@@ -186,6 +201,11 @@ impl Ge {
 
     /// PRIM: decode, transform, assemble and bin.
     pub(crate) fn draw_prim(&mut self, arg: u32) -> Result<(), MemError> {
+        self.draw.draw_count += 1;
+        if self.draw.trace_pixel.is_some() {
+            // Each draw gets its own state so traces can name the draw.
+            self.draw.state_dirty = true;
+        }
         let count = arg & 0xFFFF;
         let prim = PrimType::from_bits(arg >> 16);
         let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
@@ -256,6 +276,12 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         .with_band(tile.y0, tile.y0 + tile.rows - 1);
     setup.flat_shading = st.flat;
     setup.antialias_lines = st.antialias;
+    if let Some((x, y)) = st.trace {
+        if tile.y0 <= y && y < tile.y0 + tile.rows {
+            eprintln!("trace draw {} shape {:?}", st.draw, p.shape);
+        }
+        let _ = x;
+    }
     let mut emit = |q: &Quad| shade_quad(st, tile, mem, q);
     match &p.shape {
         Shape::Triangle(v) => raster::triangle(v, &setup, &mut emit),
@@ -285,7 +311,53 @@ fn shade_quad(st: &DrawState, tile: &mut Tile, mem: &Memory, q: &Quad) {
     };
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) != 0 {
+            if st.trace == Some((f.x, f.y)) {
+                trace_fragment(st, tile, f, colors[i], mem);
+            }
             pixel::draw_pixel(&st.pixel, tile, f.x, f.y, f.z, colors[i], f.fog);
         }
+    }
+}
+
+#[cold]
+fn trace_fragment(st: &DrawState, tile: &mut Tile, f: &crate::geom::Fragment, color: [u8; 4], mem: &Memory) {
+    if let Some(t) = &st.texture {
+        let (w, h) = (t.levels[0].width as f32, t.levels[0].height as f32);
+        let (u, v) = if st.through { (f.s as i32, f.t as i32) } else { ((f.s * w) as i32, (f.t * h) as i32) };
+        let mut texels = Vec::new();
+        for dv in -1..=1 {
+            for du in -1..=1 {
+                texels.push(texture::fetch_texel(t, mem, 0, (u + du).max(0) as u32, (v + dv).max(0) as u32));
+            }
+        }
+        eprintln!("   texels around ({u},{v}): {texels:?}");
+    }
+    let before = tile.read_color(f.x, f.y);
+    let mut probe = tile.clone();
+    pixel::draw_pixel(&st.pixel, &mut probe, f.x, f.y, f.z, color, f.fog);
+    eprintln!(
+        "trace draw {} ({},{}) z={} prim={:?} sec={:?} fog={} st=({}, {}) shaded={:?} fb {:08x} -> {:08x} through={} clear={} tex={}",
+        st.draw,
+        f.x,
+        f.y,
+        f.z,
+        f.color0,
+        f.color1,
+        f.fog,
+        f.s,
+        f.t,
+        color,
+        before,
+        probe.read_color(f.x, f.y),
+        st.through,
+        st.clear,
+        st.texture.is_some()
+    );
+    if let Some(t) = &st.texture {
+        eprintln!(
+            "   tex {:?} clut {:?} {:?} level0 {:?} max {} swz {} clamp {}/{} min {} mag {} mip {} lod {:?}/{}",
+            t.format, t.clut_format, t.clut_index, t.levels[0], t.max_level, t.swizzle, t.clamp_s, t.clamp_t,
+            t.min_linear, t.mag_linear, t.mip_linear, t.lod_mode, t.lod_bias
+        );
     }
 }

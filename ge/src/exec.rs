@@ -60,7 +60,7 @@ pub struct Ge {
     /// Call stack of (return pc, saved offset); 32 deep like PPSSPP.
     stack: Vec<(u32, u32)>,
     pub step_budget: u64,
-    pub(crate) draw: crate::draw::DrawContext,
+    pub draw: crate::draw::DrawContext,
 }
 
 impl Default for Ge {
