@@ -31,6 +31,7 @@ pub mod dump;
 pub mod exec;
 pub mod geom;
 pub mod mem;
+pub mod patch;
 pub mod pixel;
 pub mod raster;
 pub mod regs;
