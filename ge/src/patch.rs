@@ -1,1 +1,462 @@
-//! Bezier and spline patches (being written).
+//! Curved surfaces: BEZIER (0x05) and SPLINE (0x06) tessellation.
+//!
+//! The GE turns a grid of control points into a mesh and draws it as PATCHPRIMITIVE.
+//! This module reproduces PPSSPP's software tessellator (the reference for our
+//! conformance scenes; its output differs visibly from the hardware screenshots,
+//! ge-reference.md §17.2):
+//!
+//! * [`PatchParams::decode`] reads the draw command and the PATCH* registers once.
+//! * [`tessellate`] evaluates the surface on a grid of `PATCHDIVISION` steps per patch and
+//!   returns the vertices, an index list and the primitive type, in exactly the order
+//!   PPSSPP hands them to its primitive assembly (so float rounding and winding match).
+//!
+//! Bézier grids hold `(n − 1)/3` independent patches per direction, each with its own
+//! `(du + 1)(dv + 1)` vertices; spline grids hold `n − 3` patches sharing one vertex
+//! grid. Position, colour and texture coordinates are evaluated with the basis (without
+//! a colour field every vertex takes the first control point's colour; without
+//! texcoords they are generated: see [`tessellate`]); normals come from the cross
+//! product of the two partial derivatives. Float operation order, the "edge weight is
+//! exactly 1" shortcuts and the x86 SIMD roundings of PPSSPP are kept
+//! [PP `GPU/Common/SplineCommon.cpp`]. During development the output was compared with
+//! PPSSPP's own tessellator compiled for x86-64 on 3,000 random surfaces: positions,
+//! colours, texcoords and indices matched bit for bit (normals to the CPU's `RSQRTPS`).
+//!
+//! What the caller (the draw stage) must know about the output, from PPSSPP
+//! `DrawEngineCommon::SubmitCurve` + `NormalizeVertices`:
+//! * Control points are decoded, morphed *and skinned* before tessellation; the
+//!   generated vertices are then drawn as an unskinned, unmorphed vertex format that
+//!   always has float texcoords, an 8888 colour, a float normal and a float position
+//!   (through bit kept). Texture coordinates are not scaled here: TEXSCALE/TEXOFFSET
+//!   apply when the mesh is transformed, as for any other draw.
+//! * The mesh is submitted as one fresh primitive (no continuation with what came
+//!   before), with the ordinary CULL state.
+
+mod basis;
+#[cfg(test)]
+mod tests;
+
+pub use basis::{bezier_weights, normalized_approx, rsqrt_approx, spline_weights, Weight};
+
+use crate::cmd::op;
+use crate::geom::{ColorFormat, PrimType, Vertex, VertexType};
+use crate::regs::Regs;
+use basis::{u8_to_unit, unit_to_u8};
+
+/// Which curve the control grid describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchKind {
+    Bezier,
+    /// Edge type bit 0: the first edge is open (the curve reaches the first control
+    /// point); bit 1: the last edge is open.
+    Spline {
+        u_edge: u8,
+        v_edge: u8,
+    },
+}
+
+/// One BEZIER/SPLINE draw, decoded from its command and the PATCH* registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatchParams {
+    pub kind: PatchKind,
+    /// Control points per row (u) and per column (v): command bits 0–7 and 8–15.
+    pub u_count: u32,
+    pub v_count: u32,
+    /// PATCHDIVISION bits 0–6 and 8–14, raw (0 is drawn as 1).
+    pub u_div: u32,
+    pub v_div: u32,
+    /// PATCHPRIMITIVE: 0 triangles, 1 lines, 2/3 points
+    pub output: u32,
+    /// PATCHFACING bit 0: generated normals are negated.
+    pub reverse_normals: bool,
+    /// The vertex format has texture coordinates; otherwise they are generated.
+    pub has_texcoord: bool,
+    /// The vertex format's colour field is non-zero (PPSSPP tests the raw field, so the
+    /// invalid formats 1–3 count); otherwise every vertex takes the first control
+    /// point's colour.
+    pub has_color: bool,
+    /// Normals are evaluated from the surface: the format has normals *or*
+    /// LIGHTINGENABLE is set [PP `SubdivisionSurface::Tessellate` dispatch]. Otherwise
+    /// every normal is (0, 0, 1).
+    pub has_normal: bool,
+    /// For an indexed draw, the largest control-point index; `None` when unindexed.
+    /// Only used to reproduce PPSSPP's scratch-memory limit ([`ppsspp_scratch_fits`]).
+    pub max_index: Option<u32>,
+}
+
+impl PatchParams {
+    /// Decode a BEZIER (0x05) or SPLINE (0x06) command; any other `cmd` is read as
+    /// BEZIER. Fields per ge-reference.md §1.2 and PP `SoftGPU::Execute_Bezier/Spline`.
+    pub fn decode(regs: &Regs, cmd: u8, arg: u32, vtype: &VertexType) -> PatchParams {
+        let kind = if cmd == op::SPLINE {
+            PatchKind::Spline {
+                u_edge: ((arg >> 16) & 3) as u8,
+                v_edge: ((arg >> 18) & 3) as u8,
+            }
+        } else {
+            PatchKind::Bezier
+        };
+        PatchParams {
+            kind,
+            u_count: arg & 0xFF,
+            v_count: (arg >> 8) & 0xFF,
+            u_div: regs.field(op::PATCHDIVISION, 0, 7),
+            v_div: regs.field(op::PATCHDIVISION, 8, 7),
+            output: regs.field(op::PATCHPRIMITIVE, 0, 2),
+            reverse_normals: regs.enabled(op::PATCHFACING),
+            has_texcoord: vtype.has_texcoord(),
+            has_color: vtype.color != ColorFormat::None,
+            has_normal: vtype.has_normal() || regs.enabled(op::LIGHTINGENABLE),
+            max_index: None,
+        }
+    }
+
+    /// The primitive the mesh is drawn as [PP `ge_constants.h` `PatchPrimToPrim`]:
+    /// 0 triangles, 1 lines, 2 and 3 points.
+    pub fn primitive(&self) -> PrimType {
+        match self.output & 3 {
+            0 => PrimType::Triangles,
+            1 => PrimType::Lines,
+            _ => PrimType::Points,
+        }
+    }
+
+    /// Control points the draw reads (u × v).
+    pub fn control_count(&self) -> u32 {
+        (self.u_count & 0xFF) * (self.v_count & 0xFF)
+    }
+}
+
+/// The generated mesh: draw `vertices[indices[k]]` for every `k`, as `prim`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tessellation {
+    pub vertices: Vec<Vertex>,
+    pub indices: Vec<u32>,
+    pub prim: PrimType,
+}
+
+/// PPSSPP's output buffer holds 65536 vertices; larger tessellations are reduced
+/// [PP `DrawEngineCommon.h` `DECODED_VERTEX_BUFFER_SIZE` / 2 / sizeof(SimpleVertex)].
+pub const MAX_VERTICES: u64 = 65536;
+
+/// Bytes of PPSSPP's scratch area for control points (half the decoded-vertex buffer).
+const SCRATCH_BYTES: u64 = 65536 * 2 * 36 / 2;
+
+/// Whether PPSSPP's control-point scratch allocations fit: the simplified points (up
+/// to the largest index), a decode buffer, a pointer table, and position (16-byte SSE
+/// vectors), texcoord and colour arrays, each rounded up to 16 bytes. When they do not
+/// (about 19,600 points), PPSSPP skips the draw [PP `SubmitCurve`, `SimpleBufferManager`].
+pub fn ppsspp_scratch_fits(num_points: u32, max_index: Option<u32>) -> bool {
+    let n = u64::from(num_points);
+    let highest = max_index.map_or(n.saturating_sub(1), u64::from);
+    let align = |b: u64| (b + 15) & !15;
+    let total = align(36 * (highest + 1)) + align(36 * n) + align(8 * n) + align(16 * n) + align(8 * n) + align(16 * n);
+    total <= SCRATCH_BYTES
+}
+
+/// The grid after PPSSPP's set-up: step counts per patch (possibly reduced to fit
+/// [`MAX_VERTICES`]) and patch counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Surface {
+    bezier: bool,
+    tess_u: usize,
+    tess_v: usize,
+    points_u: usize,
+    patches_u: usize,
+    patches_v: usize,
+}
+
+impl Surface {
+    /// `None` when the draw produces nothing.
+    fn new(params: &PatchParams, control_len: usize) -> Option<Surface> {
+        let points_u = (params.u_count & 0xFF) as i64;
+        let points_v = (params.v_count & 0xFF) as i64;
+        // Fewer than 4 points in either direction draws nothing [PP `SubmitCurve`,
+        // "real hardware seems to draw nothing"].
+        if points_u < 4 || points_v < 4 || control_len < (points_u * points_v) as usize {
+            return None;
+        }
+        if !ppsspp_scratch_fits((points_u * points_v) as u32, params.max_index) {
+            return None;
+        }
+        let bezier = params.kind == PatchKind::Bezier;
+        let (patches_u, patches_v) = if bezier {
+            ((points_u - 1) / 3, (points_v - 1) / 3)
+        } else {
+            (points_u - 3, points_v - 3)
+        };
+        // A division of 0 is drawn as 1; the headless reference uses the highest curve
+        // quality, which keeps the register values [PP `SurfaceInfo::BaseInit`].
+        let mut tu = i64::from(params.u_div & 0x7F).max(1);
+        let mut tv = i64::from(params.v_div & 0x7F).max(1);
+        // Reduce both step counts together until the mesh fits [PP `*Surface::Init`].
+        let count = |tu: i64, tv: i64| {
+            if bezier {
+                (tu + 1) * (tv + 1) * patches_u * patches_v
+            } else {
+                (patches_u * tu + 1) * (patches_v * tv + 1)
+            }
+        };
+        while count(tu, tv) > MAX_VERTICES as i64 {
+            tu -= 1;
+            tv -= 1;
+        }
+        // A step count reduced to 0 or below leaves PPSSPP with no indices at all.
+        if tu < 1 || tv < 1 {
+            return None;
+        }
+        Some(Surface {
+            bezier,
+            tess_u: tu as usize,
+            tess_v: tv as usize,
+            points_u: points_u as usize,
+            patches_u: patches_u as usize,
+            patches_v: patches_v as usize,
+        })
+    }
+
+    fn vertex_count(&self) -> usize {
+        if self.bezier {
+            (self.tess_u + 1) * (self.tess_v + 1) * self.patches_u * self.patches_v
+        } else {
+            (self.patches_u * self.tess_u + 1) * (self.patches_v * self.tess_v + 1)
+        }
+    }
+
+    /// First step of a patch: spline patches after the first share their first row or
+    /// column with the previous patch [PP `GetTessStart`].
+    fn start(&self, patch: usize) -> usize {
+        usize::from(!self.bezier && patch != 0)
+    }
+
+    /// Index of the patch's first control point [PP `GetPointIndex`].
+    fn point_index(&self, patch_u: usize, patch_v: usize) -> usize {
+        if self.bezier {
+            patch_v * 3 * self.points_u + patch_u * 3
+        } else {
+            patch_v * self.points_u + patch_u
+        }
+    }
+
+    /// Output slot of step (tile_u, tile_v) of a patch [PP `GetIndexU/V`, `GetIndex`].
+    fn out_index(&self, patch_u: usize, patch_v: usize, tile_u: usize, tile_v: usize) -> usize {
+        if self.bezier {
+            let per_patch = (self.tess_u + 1) * (self.tess_v + 1);
+            tile_v * (self.tess_u + 1) + tile_u + per_patch * (patch_v * self.patches_u + patch_u)
+        } else {
+            let row = self.patches_u * self.tess_u + 1;
+            (patch_v * self.tess_v + tile_v) * row + patch_u * self.tess_u + tile_u
+        }
+    }
+
+    /// Weight-table entry of a step [PP `GetIndexU/V`].
+    fn weight_index(&self, patch: usize, tile: usize, tess: usize) -> usize {
+        if self.bezier {
+            tile
+        } else {
+            patch * tess + tile
+        }
+    }
+
+    fn build_indices(&self, lines: bool) -> Vec<u32> {
+        let mut out = Vec::new();
+        if self.bezier {
+            let per_patch = (self.tess_u + 1) * (self.tess_v + 1);
+            out.reserve(6 * self.tess_u * self.tess_v * self.patches_u * self.patches_v);
+            // u-major patch order [PP `BezierSurface::BuildIndex`].
+            for patch_u in 0..self.patches_u {
+                for patch_v in 0..self.patches_v {
+                    let base = (patch_v * self.patches_u + patch_u) * per_patch;
+                    push_grid(&mut out, self.tess_u, self.tess_v, base, lines);
+                }
+            }
+        } else {
+            let (nu, nv) = (self.patches_u * self.tess_u, self.patches_v * self.tess_v);
+            out.reserve(6 * nu * nv);
+            push_grid(&mut out, nu, nv, 0, lines);
+        }
+        out
+    }
+}
+
+/// Six indices per grid cell, rows of cells top to bottom. Triangles and points use
+/// (tl, bl, tr), (tr, bl, br); lines draw the left edge, the right edge and the
+/// diagonal: (tl, bl), (tr, br), (tr, bl) — a cell's top and bottom edges are not drawn
+/// [PP `SplineCommon.cpp` `CopyQuadIndex`, `BuildIndex`].
+fn push_grid(out: &mut Vec<u32>, num_u: usize, num_v: usize, base: usize, lines: bool) {
+    for v in 0..num_v {
+        for u in 0..num_u {
+            let tl = (v * (num_u + 1) + u + base) as u32;
+            let bl = ((v + 1) * (num_u + 1) + u + base) as u32;
+            let (tr, br) = (tl + 1, bl + 1);
+            if lines {
+                out.extend_from_slice(&[tl, bl, tr, br, tr, bl]);
+            } else {
+                out.extend_from_slice(&[tl, bl, tr, tr, bl, br]);
+            }
+        }
+    }
+}
+
+/// `p0·w0 + p1·w1 + p2·w2 + p3·w3`, left to right, except that a weight set starting
+/// (ending) with exactly 1 returns the first (last) value untouched
+/// [PP `Tessellator::SampleU/SampleV`].
+#[inline]
+fn sample<const N: usize>(p: &[[f32; N]; 4], w: &[f32; 4]) -> [f32; N] {
+    if w[0] == 1.0 {
+        return p[0];
+    }
+    if w[3] == 1.0 {
+        return p[3];
+    }
+    std::array::from_fn(|k| p[0][k] * w[0] + p[1][k] * w[1] + p[2][k] * w[2] + p[3][k] * w[3])
+}
+
+/// Rows of the current patch pre-evaluated along u (one value per v row).
+#[inline]
+fn sample_rows<const N: usize>(attr: &[[f32; N]], rows: &[usize; 4], w: &[f32; 4]) -> [[f32; N]; 4] {
+    std::array::from_fn(|r| {
+        let i = rows[r];
+        match attr.get(i..i + 4) {
+            Some(s) => sample(&[s[0], s[1], s[2], s[3]], w),
+            None => [0.0; N],
+        }
+    })
+}
+
+#[inline]
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// Tessellate: control points in row-major order (u fastest). Returns vertices and the GE primitive type plus an index
+/// list in the exact order PPSSPP submits them (so float results and winding match).
+///
+/// Per generated vertex [PP `SubdivisionSurface::Tessellate`]:
+/// * position: the basis applied along u, then along v;
+/// * colour: the same, on colours scaled to 0..1, rounded half-to-even back to bytes —
+///   or the first control point's colour when `!has_color`;
+/// * texcoords: the same — or, when `!has_texcoord`, generated as
+///   `(patch_u + step_u/div_u, patch_v + step_v/div_v)` (0..number of patches);
+/// * normal: `normalize(∂P/∂u × ∂P/∂v)` with PPSSPP's `RSQRTPS` normalisation,
+///   negated with PATCHFACING — or (0, 0, 1) when `!has_normal`;
+/// * weights: zero (the control points were already skinned).
+///
+/// At most [`MAX_VERTICES`] vertices and six indices per grid cell are produced.
+/// Draws PPSSPP would skip (fewer than 4 points per direction, too few control points
+/// given, scratch memory exceeded, divisions reduced to nothing) return no vertices
+/// and no indices.
+pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
+    let prim = params.primitive();
+    let Some(s) = Surface::new(params, control.len()) else {
+        return Tessellation {
+            vertices: Vec::new(),
+            indices: Vec::new(),
+            prim,
+        };
+    };
+    let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
+    let control = &control[..n];
+
+    let (wu, wv) = match params.kind {
+        PatchKind::Bezier => (
+            basis::bezier_weights(s.tess_u as u32),
+            basis::bezier_weights(s.tess_v as u32),
+        ),
+        PatchKind::Spline { u_edge, v_edge } => (
+            basis::spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
+            basis::spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
+        ),
+    };
+
+    let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
+    let tex: Vec<[f32; 2]> = if params.has_texcoord {
+        control.iter().map(|v| v.uv).collect()
+    } else {
+        Vec::new()
+    };
+    let col: Vec<[f32; 4]> = if params.has_color {
+        control.iter().map(|v| v.color.map(u8_to_unit)).collect()
+    } else {
+        Vec::new()
+    };
+    let default_color = control.first().map_or([0; 4], |v| v.color);
+
+    let mut out = vec![Vertex::default(); s.vertex_count()];
+    let inv_u = 1.0f32 / s.tess_u as f32;
+    let inv_v = 1.0f32 / s.tess_v as f32;
+    let points_u = s.points_u;
+
+    for patch_u in 0..s.patches_u {
+        for patch_v in 0..s.patches_v {
+            let first = s.point_index(patch_u, patch_v);
+            let rows = [first, first + points_u, first + 2 * points_u, first + 3 * points_u];
+            for tile_u in s.start(patch_u)..=s.tess_u {
+                let Some(w_u) = wu.get(s.weight_index(patch_u, tile_u, s.tess_u)) else {
+                    continue;
+                };
+                let u_pos = sample_rows(&pos, &rows, &w_u.basis);
+                let u_col = if params.has_color {
+                    sample_rows(&col, &rows, &w_u.basis)
+                } else {
+                    [[0.0; 4]; 4]
+                };
+                let u_tex = if params.has_texcoord {
+                    sample_rows(&tex, &rows, &w_u.basis)
+                } else {
+                    [[0.0; 2]; 4]
+                };
+                let u_der = if params.has_normal {
+                    sample_rows(&pos, &rows, &w_u.deriv)
+                } else {
+                    [[0.0; 3]; 4]
+                };
+                for tile_v in s.start(patch_v)..=s.tess_v {
+                    let Some(w_v) = wv.get(s.weight_index(patch_v, tile_v, s.tess_v)) else {
+                        continue;
+                    };
+                    let Some(vert) = out.get_mut(s.out_index(patch_u, patch_v, tile_u, tile_v)) else {
+                        continue;
+                    };
+                    vert.pos = sample(&u_pos, &w_v.basis);
+                    vert.color = if params.has_color {
+                        sample(&u_col, &w_v.basis).map(unit_to_u8)
+                    } else {
+                        default_color
+                    };
+                    vert.uv = if params.has_texcoord {
+                        sample(&u_tex, &w_v.basis)
+                    } else {
+                        [
+                            patch_u as f32 + tile_u as f32 * inv_u,
+                            patch_v as f32 + tile_v as f32 * inv_v,
+                        ]
+                    };
+                    vert.normal = if params.has_normal {
+                        let du = sample(&u_der, &w_v.basis);
+                        let dv = sample(&u_pos, &w_v.deriv);
+                        let n = normalized_approx(cross(du, dv));
+                        if params.reverse_normals {
+                            // `· −1`: a sign flip.
+                            n.map(|c| -c)
+                        } else {
+                            n
+                        }
+                    } else {
+                        [0.0, 0.0, 1.0]
+                    };
+                }
+            }
+        }
+    }
+
+    let indices = s.build_indices(params.output & 3 == 1);
+    Tessellation {
+        vertices: out,
+        indices,
+        prim,
+    }
+}

@@ -1,0 +1,203 @@
+//! Basis weights of the two curve types and the float helpers the tessellator shares
+//! with PPSSPP's x86-64 build.
+//!
+//! A weight table holds, for every tessellation step along one direction, the four
+//! basis values and their derivatives. Every expression keeps PPSSPP's operation order
+//! and single-precision rounding, because the reference images come from its output
+//! [PP `SplineCommon.cpp` `Bezier3DWeight`/`Spline3DWeight`].
+
+/// The four basis values at one parameter and their derivatives with respect to it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Weight {
+    pub basis: [f32; 4],
+    pub deriv: [f32; 4],
+}
+
+/// Cubic Bernstein weights at `t = i · (1/tess)` for `i = 0..=tess` (`tess ≥ 1`).
+/// Note that `tess · (1/tess)` is not always exactly 1 in single precision; the last
+/// step then does not hit the patch edge exactly, as in PPSSPP.
+pub fn bezier_weights(tess: u32) -> Vec<Weight> {
+    let inv = 1.0f32 / tess as f32;
+    (0..=tess).map(|i| bezier_at(i as f32 * inv)).collect()
+}
+
+/// Bernstein basis and derivative, in PPSSPP's expression order
+/// [PP `Bezier3DWeight::CalcWeights`].
+pub fn bezier_at(t: f32) -> Weight {
+    let s = 1.0 - t;
+    Weight {
+        basis: [s * s * s, 3.0 * t * s * s, 3.0 * t * t * s, t * t * t],
+        deriv: [
+            -3.0 * s * s,
+            9.0 * t * t - 12.0 * t + 3.0,
+            3.0 * (2.0 - 3.0 * t) * t,
+            3.0 * t * t,
+        ],
+    }
+}
+
+/// Reciprocal knot spans of one spline patch. PPSSPP stores the six divisors it needs
+/// instead of a knot vector; open edges change some of them [PP `Spline3DWeight::KnotDiv`].
+#[derive(Debug, Clone, Copy)]
+struct KnotDiv {
+    d30: f32,
+    d41: f32,
+    d52: f32,
+    d31: f32,
+    d42: f32,
+}
+
+impl Default for KnotDiv {
+    fn default() -> Self {
+        KnotDiv {
+            d30: 1.0 / 3.0,
+            d41: 1.0 / 3.0,
+            d52: 1.0 / 3.0,
+            d31: 0.5,
+            d42: 0.5,
+        }
+    }
+}
+
+/// Uniform cubic B-spline weights over `count` control points (`count ≥ 4`, so
+/// `count − 3` patches) for `tess ≥ 1` steps per patch: `(count − 3) · tess + 1` entries,
+/// entry `k` at `t = k · (1/tess)`. Edge type bit 0 opens the first edge, bit 1 the last
+/// (the curve then interpolates that end point) [PP `Spline3DWeight::CalcKnots`].
+/// A patch boundary belongs to the patch before it, whose knots evaluate it.
+pub fn spline_weights(tess: u32, count: u32, edge: u8) -> Vec<Weight> {
+    let n = count.saturating_sub(3).max(1) as usize;
+    let tess = tess as usize;
+    // knots[k] = k − 2; only the first n + 2 are ever read.
+    let mut knots: Vec<f32> = (0..n + 2).map(|k| k as f32 - 2.0).collect();
+    let mut divs = vec![KnotDiv::default(); n];
+    if edge & 1 != 0 {
+        knots[0] = 0.0;
+        knots[1] = 0.0;
+        divs[0].d30 = 1.0;
+        divs[0].d41 = 0.5;
+        divs[0].d31 = 1.0;
+        if n > 1 {
+            divs[1].d30 = 0.5;
+        }
+    }
+    if edge & 2 != 0 {
+        divs[n - 1].d41 = 0.5;
+        divs[n - 1].d52 = 1.0;
+        divs[n - 1].d42 = 1.0;
+        if n > 1 {
+            divs[n - 2].d52 = 0.5;
+        }
+    }
+    let inv = 1.0f32 / tess as f32;
+    let mut out = vec![Weight::default(); n * tess + 1];
+    for (i, div) in divs.iter().enumerate() {
+        let start = usize::from(i != 0);
+        let k = [knots[i], knots[i + 1], knots[i + 2]];
+        for j in start..=tess {
+            let index = i * tess + j;
+            out[index] = spline_at(index as f32 * inv, k, div);
+        }
+    }
+    out
+}
+
+/// One B-spline evaluation as PPSSPP's SSE path computes it (the reference build is
+/// x86-64): the products `b` and `d` are formed as `(0 − x)·(0 − y)`, which only
+/// differs from `x·y` in the sign of a zero [PP `Spline3DWeight::CalcWeights` `_M_SSE`].
+fn spline_at(t: f32, knots: [f32; 3], div: &KnotDiv) -> Weight {
+    let t0 = t - knots[0];
+    let t1 = t - knots[1];
+    let t2 = t - knots[2];
+    let f30 = t0 * div.d30;
+    let f41 = t1 * div.d41;
+    let f52 = t2 * div.d52;
+    let f31 = t1 * div.d31;
+    let f42 = t2 * div.d42;
+    // The 3–2 span is always 1, so f32 is t2 itself.
+    let f32_ = t2;
+    let a = (1.0 - f30) * (1.0 - f31);
+    let c = (1.0 - f41) * (1.0 - f42);
+    let b = (0.0 - f31) * (0.0 - f41);
+    let d = (0.0 - f42) * (0.0 - f52);
+    let basis = [
+        a * (1.0 - f32_),
+        1.0 - a - b + (a + b + c - 1.0) * f32_,
+        b + (1.0 - b - c - d) * f32_,
+        d * f32_,
+    ];
+    let i1 = (1.0 - f31) * (1.0 - f32_);
+    let i2 = f31 * (1.0 - f32_) + (1.0 - f42) * f32_;
+    let i3 = f42 * f32_;
+    let f130 = i1 * div.d30;
+    let f241 = i2 * div.d41;
+    let f352 = i3 * div.d52;
+    let deriv = [
+        3.0 * (0.0 - f130),
+        3.0 * (f130 - f241),
+        3.0 * (f241 - f352),
+        3.0 * (f352 - 0.0),
+    ];
+    Weight { basis, deriv }
+}
+
+/// `RSQRTPS` as an Intel CPU computes it: a 12-bit table approximation of `1/√x`.
+/// The table is modelled by its construction: the top 10 fraction bits and the exponent
+/// parity select an interval, whose midpoint gives `1/√mid` rounded to 12 fraction bits
+/// (the Bochs `sse_rcp.cc` tables). Zero and denormals give a signed infinity, negative
+/// numbers the default NaN, +∞ gives 0, NaN is quietened.
+/// guess: the reference machine was an Intel CPU (AMD rounds differently).
+pub fn rsqrt_approx(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let sign = bits & 0x8000_0000;
+    let exp = ((bits >> 23) & 0xFF) as i32;
+    let frac = bits & 0x007F_FFFF;
+    match exp {
+        0 => f32::from_bits(sign | 0x7F80_0000),
+        0xFF if frac != 0 => f32::from_bits(bits | 0x0040_0000),
+        0xFF if sign == 0 => 0.0,
+        // Negative numbers, including −∞.
+        _ if sign != 0 => f32::from_bits(0xFFC0_0000),
+        _ => {
+            // Midpoint of the 2^-10-wide fraction interval, in [1, 4) after folding the
+            // odd power of two into it.
+            let slot = f64::from(frac >> 13);
+            let mut mid = 1.0 + (2.0 * slot + 1.0) / 2048.0;
+            if exp & 1 == 0 {
+                mid *= 2.0;
+            }
+            // 2/√mid lies in (1, 2]: a 12-bit fraction of the result's mantissa.
+            let m = ((2.0 / mid.sqrt() - 1.0) * 4096.0).round() as u32;
+            let out_exp = (0x7E - ((exp - 0x7F) >> 1)) as u32;
+            f32::from_bits((out_exp << 23) + (m << 11))
+        }
+    }
+}
+
+/// `v · RSQRTPS(DPPS(v, v))`: PPSSPP's SSE4.1 `Vec3<float>::Normalized`, with the dot
+/// product summed as `(x² + y²) + z²` [PP `Math3D.cpp` `SSENormalizeMultiplierSSE4`].
+pub fn normalized_approx(v: [f32; 3]) -> [f32; 3] {
+    let k = rsqrt_approx(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    [v[0] * k, v[1] * k, v[2] * k]
+}
+
+/// `_mm_cvtps_epi32` then two saturating packs: round half to even, NaN and values
+/// outside the i32 range become `i32::MIN` (so 0), then clamp to 0..=255
+/// [PP `Math3D.h` `Vec4<float>::ToRGBA` SSE path].
+#[inline]
+pub fn unit_to_u8(x: f32) -> u8 {
+    let v = x * 255.0;
+    let r = v.round_ties_even();
+    // cvtps2dq: NaN or out-of-range is the "integer indefinite" value.
+    let i = if r.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&r) {
+        i32::MIN
+    } else {
+        r as i32
+    };
+    i.clamp(0, 255) as u8
+}
+
+/// `c · (1/255)` in single precision [PP `Vec4<float>::FromRGBA` SSE path].
+#[inline]
+pub fn u8_to_unit(c: u8) -> f32 {
+    f32::from(c) * (1.0f32 / 255.0)
+}
