@@ -17,6 +17,7 @@
 
 mod assemble;
 mod bbox;
+mod curve;
 
 use std::sync::Arc;
 
@@ -229,21 +230,29 @@ impl Ge {
         let ts = TransformState::decode(&self.regs, &self.mats, &vtype);
         let verts: Vec<assemble::AsmVertex> =
             decoded.vertices.iter().map(|v| assemble::AsmVertex::new(&ts, v)).collect();
-        let state = self.current_state(vtype.through);
+        let cull = crate::clip::CullMode::decode(&self.regs);
+        self.submit_assembled(prim, &verts, cull, &ts, vtype.through);
+        Ok(())
+    }
+
+    /// Hand transformed vertices to primitive assembly under the current state.
+    fn submit_assembled(
+        &mut self,
+        prim: PrimType,
+        verts: &[assemble::AsmVertex],
+        cull: crate::clip::CullMode,
+        ts: &TransformState,
+        through: bool,
+    ) {
+        let state = self.current_state(through);
         let target = fb_target(&self.regs);
         if self.draw.target != Some(target) {
             self.flush();
             self.draw.target = Some(target);
         }
-        let cull = crate::clip::CullMode::decode(&self.regs);
         let ctx = &mut self.draw;
-        let mut sink = assemble::Sink { binner: &mut ctx.binner, state, ts: &ts };
-        ctx.asm.submit(prim, &verts, cull, &mut sink);
-        Ok(())
-    }
-
-    pub(crate) fn draw_patch(&mut self, _cmd: u8, _arg: u32) -> Result<(), MemError> {
-        Ok(())
+        let mut sink = assemble::Sink { binner: &mut ctx.binner, state, ts };
+        ctx.asm.submit(prim, verts, cull, &mut sink);
     }
 
     pub(crate) fn immediate_vertex(&mut self, _arg: u32) {}

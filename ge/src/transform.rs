@@ -216,19 +216,22 @@ impl TransformState {
     }
 }
 
+/// Skinned position and normal of a vertex (unchanged without weights): S = Σ w_j B_j
+/// applied to the model position and, rotation only, to the normal.
+pub fn skin(st: &TransformState, v: &Vertex) -> ([f32; 3], [f32; 3]) {
+    if st.skin_weights > 0 {
+        let s = st.skin_matrix(&v.weights);
+        // A vertex without a normal keeps the decoder's reused normal unskinned.
+        (mul43(&s, v.pos), if st.skin_normal { norm43(&s, v.normal) } else { v.normal })
+    } else {
+        (v.pos, v.normal)
+    }
+}
+
 /// Transform mode: skinning, world/view/projection, lighting (world space),
 /// texgen, fog factor and the secondary colour [PP `TransformUnit::ReadVertex`].
 pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
-    let (pos, mut normal) = if st.skin_weights > 0 {
-        let s = st.skin_matrix(&v.weights);
-        // A vertex without a normal keeps the decoder's reused normal unskinned.
-        (
-            mul43(&s, v.pos),
-            if st.skin_normal { norm43(&s, v.normal) } else { v.normal },
-        )
-    } else {
-        (v.pos, v.normal)
-    };
+    let (pos, mut normal) = skin(st, v);
     if st.negate_normals {
         normal = [-normal[0], -normal[1], -normal[2]];
     }

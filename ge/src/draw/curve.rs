@@ -1,0 +1,81 @@
+//! BEZIER (0x05) and SPLINE (0x06): decode the control points, skin them, tessellate
+//! ([`crate::patch`]) and draw the result as one fresh primitive, as PPSSPP's
+//! `SubmitCurve` path does: the tessellated vertices carry float texcoords, an 8888
+//! colour, a float normal and a float position, and are no longer skinned.
+
+use super::assemble::AsmVertex;
+use crate::clip::CullMode;
+use crate::cmd::op;
+use crate::exec::Ge;
+use crate::geom::{ColorFormat, IndexFormat, NumFormat, VertexType};
+use crate::mem::MemError;
+use crate::patch::{self, PatchParams};
+use crate::transform::{self, TransformState};
+use crate::vertex::{self, VertexLayout};
+
+/// The vertex type of tessellated output (same through bit as the control points).
+fn tessellated_type(control: &VertexType) -> VertexType {
+    let raw = 3 | (7 << 2) | (3 << 5) | (3 << 7) | (control.raw & (1 << 23));
+    VertexType {
+        raw,
+        texcoord: NumFormat::Float,
+        color: ColorFormat::Rgba8888,
+        normal: NumFormat::Float,
+        position: NumFormat::Float,
+        weight: NumFormat::None,
+        index: IndexFormat::None,
+        weight_count: 1,
+        morph_count: 1,
+        through: control.through,
+    }
+}
+
+impl Ge {
+    pub(crate) fn draw_patch(&mut self, cmd: u8, arg: u32) -> Result<(), MemError> {
+        let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
+        let mut params = PatchParams::decode(&self.regs, cmd, arg, &vtype);
+        let count = params.control_count();
+        let layout = VertexLayout::new(vtype.raw);
+        let dp = self.decode_params();
+        if vtype.index != IndexFormat::None {
+            let mut max = 0;
+            for i in 0..count {
+                max = max.max(vertex::read_index(&self.mem, vtype.index, self.iaddr, i)?);
+            }
+            params.max_index = Some(max);
+        }
+        let decoded = vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &dp, &mut self.draw.persist)?;
+        self.vaddr = decoded.vaddr;
+        self.iaddr = decoded.iaddr;
+        if vtype.position == NumFormat::None {
+            return Ok(());
+        }
+        let ts = TransformState::decode(&self.regs, &self.mats, &vtype);
+        let control: Vec<_> = decoded
+            .vertices
+            .iter()
+            .map(|v| {
+                let mut v = *v;
+                if !vtype.through {
+                    (v.pos, v.normal) = transform::skin(&ts, &v);
+                }
+                v
+            })
+            .collect();
+        let tess = patch::tessellate(&params, &control);
+        if tess.indices.is_empty() {
+            return Ok(());
+        }
+        let out_type = tessellated_type(&vtype);
+        let ts_out = TransformState::decode(&self.regs, &self.mats, &out_type);
+        let verts: Vec<AsmVertex> = tess
+            .indices
+            .iter()
+            .filter_map(|&i| tess.vertices.get(i as usize))
+            .map(|v| AsmVertex::new(&ts_out, v))
+            .collect();
+        let cull = CullMode::decode(&self.regs);
+        self.submit_assembled(tess.prim, &verts, cull, &ts_out, vtype.through);
+        Ok(())
+    }
+}
