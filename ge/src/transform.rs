@@ -17,6 +17,8 @@
 
 mod light;
 pub(crate) mod math;
+
+pub use math::rsqrt_approx;
 #[cfg(test)]
 mod tests;
 

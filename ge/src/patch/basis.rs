@@ -140,38 +140,8 @@ fn spline_at(t: f32, knots: [f32; 3], div: &KnotDiv) -> Weight {
     Weight { basis, deriv }
 }
 
-/// `RSQRTPS` as an Intel CPU computes it: a 12-bit table approximation of `1/√x`.
-/// The table is modelled by its construction: the top 10 fraction bits and the exponent
-/// parity select an interval, whose midpoint gives `1/√mid` rounded to 12 fraction bits
-/// (the Bochs `sse_rcp.cc` tables). Zero and denormals give a signed infinity, negative
-/// numbers the default NaN, +∞ gives 0, NaN is quietened.
-/// guess: the reference machine was an Intel CPU (AMD rounds differently).
-pub fn rsqrt_approx(x: f32) -> f32 {
-    let bits = x.to_bits();
-    let sign = bits & 0x8000_0000;
-    let exp = ((bits >> 23) & 0xFF) as i32;
-    let frac = bits & 0x007F_FFFF;
-    match exp {
-        0 => f32::from_bits(sign | 0x7F80_0000),
-        0xFF if frac != 0 => f32::from_bits(bits | 0x0040_0000),
-        0xFF if sign == 0 => 0.0,
-        // Negative numbers, including −∞.
-        _ if sign != 0 => f32::from_bits(0xFFC0_0000),
-        _ => {
-            // Midpoint of the 2^-10-wide fraction interval, in [1, 4) after folding the
-            // odd power of two into it.
-            let slot = f64::from(frac >> 13);
-            let mut mid = 1.0 + (2.0 * slot + 1.0) / 2048.0;
-            if exp & 1 == 0 {
-                mid *= 2.0;
-            }
-            // 2/√mid lies in (1, 2]: a 12-bit fraction of the result's mantissa.
-            let m = ((2.0 / mid.sqrt() - 1.0) * 4096.0).round() as u32;
-            let out_exp = (0x7E - ((exp - 0x7F) >> 1)) as u32;
-            f32::from_bits((out_exp << 23) + (m << 11))
-        }
-    }
-}
+/// `RSQRTPS` as an Intel CPU computes it (one model, shared with the transform stage).
+pub use crate::transform::rsqrt_approx;
 
 /// `v · RSQRTPS(DPPS(v, v))`: PPSSPP's SSE4.1 `Vec3<float>::Normalized`, with the dot
 /// product summed as `(x² + y²) + z²` [PP `Math3D.cpp` `SSENormalizeMultiplierSSE4`].

@@ -116,7 +116,7 @@ pub(crate) fn normalize(v: [f32; 3]) -> [f32; 3] {
 /// fraction bits select an interval whose midpoint `1.f` (times 2 for an even biased
 /// exponent) gives `2/sqrt(·)` rounded to 12 fraction bits. AMD CPUs use a different
 /// approximation; guess: the reference images were made on an Intel CPU.
-pub(crate) fn rsqrt_approx(x: f32) -> f32 {
+pub fn rsqrt_approx(x: f32) -> f32 {
     let bits = x.to_bits();
     let sign = bits >> 31;
     let exp = ((bits >> 23) & 0xFF) as i32;
