@@ -403,3 +403,44 @@ mod tests {
         assert_eq!(&ge.clut[..4], &[1, 2, 3, 4]);
     }
 }
+
+#[cfg(test)]
+mod draw_error_tests {
+    use super::*;
+    use crate::cmd::word;
+
+    #[test]
+    fn prim_reading_unmapped_vertices_names_the_command() {
+        let mut ge = Ge::new();
+        let list = 0x0880_0000;
+        let words = [
+            word(op::VERTEXTYPE, 3 << 7),   // float positions
+            word(op::BASE, 0x00_0000),
+            word(op::VADDR, 0x00_0100),     // address 0x100: unmapped
+            word(op::PRIM, (3 << 16) | 3),  // one triangle
+            word(op::FINISH, 0),
+            word(op::END, 0),
+        ];
+        for (i, w) in words.iter().enumerate() {
+            ge.mem.write_u32(list + 4 * i as u32, *w).unwrap();
+        }
+        match ge.run_list(list, None) {
+            Err(GeError::Memory { pc, source }) => {
+                assert_eq!(pc, list + 12, "error names the PRIM's address");
+                assert_eq!(source.addr & 0x0FFF_FFFF, 0x100);
+            }
+            other => panic!("expected a memory error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn huge_prim_counts_do_not_allocate_unboundedly() {
+        // 65535 vertices of 12 bytes read from valid RAM: bounded by the 16-bit count.
+        let mut ge = Ge::new();
+        ge.execute_word(word(op::VERTEXTYPE, 3 << 7)).unwrap();
+        ge.execute_word(word(op::BASE, 0x08_0000)).unwrap();
+        ge.execute_word(word(op::VADDR, 0x90_0000)).unwrap();
+        ge.execute_word(word(op::PRIM, (3 << 16) | 0xFFFF)).unwrap();
+        assert_eq!(ge.vaddr, 0x0890_0000 + 0xFFFF * 12);
+    }
+}
