@@ -236,7 +236,7 @@ fn texcoords(l: &mut ListBuilder) {
     l.cmd(op::TEXFORMAT, 3)
         .texture0(&checker_texture_8888(), 8, 3, 3)
         .cmd(op::TEXTUREMAPENABLE, 1)
-        .cmd(op::TEXFUNC, 0 | (1 << 8))
+        .cmd(op::TEXFUNC, 1 << 8) // modulate, rgba
         .cmd(op::TEXWRAP, 0)
         .cmd_f(op::TEXSCALEU, 1.0)
         .cmd_f(op::TEXSCALEV, 1.0)
@@ -513,7 +513,7 @@ pub fn demo(angle: f32) -> ListBuilder {
         .cmd(op::TEXFORMAT, 3)
         .texture0(&checker_texture_8888(), 8, 3, 3)
         .cmd(op::TEXTUREMAPENABLE, 1)
-        .cmd(op::TEXFUNC, 0 | (1 << 8))
+        .cmd(op::TEXFUNC, 1 << 8) // modulate, rgba
         .cmd(op::TEXFILTER, 1 | (1 << 8))
         .cmd(op::TEXWRAP, 0)
         .cmd_f(op::TEXSCALEU, 1.0)

@@ -554,7 +554,7 @@ mod tests {
         let list = [
             word(op::VERTEXTYPE, 0x80011C),
             word(op::PRIM, (6 << 16) | 2),
-            word(op::VIEWPORTXSCALE, 0x43F000 >> 0),
+            word(op::VIEWPORTXSCALE, 0x43F000),
             word(op::SCISSOR2, (271 << 10) | 479),
             word(op::ZTESTENABLE, 1),
             word(op::END, 0),

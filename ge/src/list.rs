@@ -39,7 +39,7 @@ impl ListBuilder {
 
     /// Add data (16-byte aligned) and return its absolute address.
     pub fn add_data(&mut self, bytes: &[u8]) -> u32 {
-        while self.data.len() % 16 != 0 {
+        while !self.data.len().is_multiple_of(16) {
             self.data.push(0);
         }
         let addr = DATA_ADDR + self.data.len() as u32;
@@ -198,7 +198,7 @@ impl Bytes {
     }
     /// Pad with zeros to a multiple of `n`.
     pub fn align(&mut self, n: usize) -> &mut Self {
-        while self.0.len() % n != 0 {
+        while !self.0.len().is_multiple_of(n) {
             self.0.push(0);
         }
         self

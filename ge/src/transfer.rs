@@ -138,16 +138,35 @@ mod tests {
     use super::*;
     use crate::cmd::op;
 
-    fn regs(src: u32, srcw: u32, dst: u32, dstw: u32, pos_s: (u32, u32), pos_d: (u32, u32), w: u32, h: u32) -> Regs {
+    /// Encode a transfer into registers (stride fields take `src_stride`/`dst_stride`
+    /// verbatim, so tests can also write invalid strides).
+    fn regs(t: &Transfer) -> Regs {
         let mut r = Regs::default();
-        r.set(op::TRANSFERSRC, src & 0xFF_FFFF);
-        r.set(op::TRANSFERSRCW, ((src >> 8) & 0xFF_0000) | srcw);
-        r.set(op::TRANSFERDST, dst & 0xFF_FFFF);
-        r.set(op::TRANSFERDSTW, ((dst >> 8) & 0xFF_0000) | dstw);
-        r.set(op::TRANSFERSRCPOS, pos_s.0 | (pos_s.1 << 10));
-        r.set(op::TRANSFERDSTPOS, pos_d.0 | (pos_d.1 << 10));
-        r.set(op::TRANSFERSIZE, (w - 1) | ((h - 1) << 10));
+        r.set(op::TRANSFERSRC, t.src & 0xFF_FFFF);
+        r.set(op::TRANSFERSRCW, ((t.src >> 8) & 0xFF_0000) | t.src_stride);
+        r.set(op::TRANSFERDST, t.dst & 0xFF_FFFF);
+        r.set(op::TRANSFERDSTW, ((t.dst >> 8) & 0xFF_0000) | t.dst_stride);
+        r.set(op::TRANSFERSRCPOS, t.src_x | (t.src_y << 10));
+        r.set(op::TRANSFERDSTPOS, t.dst_x | (t.dst_y << 10));
+        r.set(op::TRANSFERSIZE, (t.width - 1) | ((t.height - 1) << 10));
         r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn t(src: u32, src_stride: u32, dst: u32, dst_stride: u32, s: (u32, u32), d: (u32, u32), width: u32, height: u32) -> Transfer {
+        Transfer {
+            src,
+            src_stride,
+            src_x: s.0,
+            src_y: s.1,
+            dst,
+            dst_stride,
+            dst_x: d.0,
+            dst_y: d.1,
+            width,
+            height,
+            bpp: 0,
+        }
     }
 
     #[test]
@@ -159,7 +178,7 @@ mod tests {
                 mem.write_u32(0x0880_0000 + (y * 16 + x) * 4, y * 16 + x).unwrap();
             }
         }
-        let r = regs(0x0880_0000, 16, 0x0400_0000, 512, (2, 3), (10, 1), 4, 2);
+        let r = regs(&t(0x0880_0000, 16, 0x0400_0000, 512, (2, 3), (10, 1), 4, 2));
         block_transfer(&r, &mut mem, 1);
         for y in 0..2u32 {
             for x in 0..4u32 {
@@ -174,19 +193,19 @@ mod tests {
 
     #[test]
     fn stride_above_1024_counts_as_zero_and_decode_fields() {
-        let r = regs(0x0880_0000, 0x7F8, 0x0400_0000, 8, (0, 0), (0, 0), 3, 1);
-        let t = Transfer::decode(&r, 0);
-        assert_eq!(t.src_stride, 0);
-        assert_eq!(t.dst_stride, 8);
-        assert_eq!(t.bpp, 2);
-        assert_eq!(t.src, 0x0880_0000);
-        assert_eq!(t.dst, 0x0400_0000);
+        let r = regs(&t(0x0880_0000, 0x7F8, 0x0400_0000, 8, (0, 0), (0, 0), 3, 1));
+        let d = Transfer::decode(&r, 0);
+        assert_eq!(d.src_stride, 0);
+        assert_eq!(d.dst_stride, 8);
+        assert_eq!(d.bpp, 2);
+        assert_eq!(d.src, 0x0880_0000);
+        assert_eq!(d.dst, 0x0400_0000);
     }
 
     #[test]
     fn unmapped_rows_are_skipped_without_panic() {
         let mut mem = Memory::new();
-        let r = regs(0x0000_0000, 16, 0x0400_0000, 16, (0, 0), (0, 0), 16, 4);
+        let r = regs(&t(0x0000_0000, 16, 0x0400_0000, 16, (0, 0), (0, 0), 16, 4));
         block_transfer(&r, &mut mem, 1);
         assert!(mem.vram()[..256].iter().all(|&b| b == 0));
     }
@@ -196,7 +215,7 @@ mod tests {
         let mut mem = Memory::new();
         mem.write(0x0880_0000, &[1, 2, 3, 4]).unwrap();
         // Last two bytes of the 8 MiB window, then wrap to VRAM start.
-        let r = regs(0x0880_0000, 8, 0x047F_FFF0, 8, (0, 0), (7, 0), 2, 1);
+        let r = regs(&t(0x0880_0000, 8, 0x047F_FFF0, 8, (0, 0), (7, 0), 2, 1));
         block_transfer(&r, &mut mem, 0);
         let v = mem.vram();
         assert_eq!(&v[VRAM_END - 2..], &[1, 2]);

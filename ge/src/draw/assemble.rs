@@ -182,7 +182,7 @@ impl Assembler {
         let cull_off = cull == CullMode::None;
         let through = sink.through();
         match prim {
-            PrimType::Triangles if through && cull_off && self.index == 0 && verts.len() >= 6 && verts.len() % 6 == 0 => {
+            PrimType::Triangles if through && cull_off && self.index == 0 && verts.len() >= 6 && verts.len().is_multiple_of(6) => {
                 // Through-mode triangle pairs that form sprites [PP DetectRectangleFromPair].
                 let ds = sink.detect_state();
                 for six in verts.chunks_exact(6) {
@@ -287,14 +287,12 @@ impl Assembler {
         let mut skip = 2usize.saturating_sub(self.index);
         let mut start = 0;
         // Strips that are sprites, two vertices at a time [PP DetectRectangleFromStrip].
-        if self.index == 0 && n >= 4 && n % 2 == 0 && cull == CullMode::None {
+        if self.index == 0 && n >= 4 && n.is_multiple_of(2) && cull == CullMode::None {
             let ds = sink.detect_state();
             let mut base = 0;
             while base + 2 < n {
                 let first = if base == 0 { 0 } else { 2 };
-                for k in first..4 {
-                    self.data[k] = verts[base + k];
-                }
+                self.data[first..4].copy_from_slice(&verts[base + first..base + 4]);
                 let d: [raster::AsmVertex; 4] = std::array::from_fn(|i| self.data[i].detect());
                 let Some((tl, br)) = raster::detect_rect_from_strip(&ds, &d) else { break };
                 let (a, b) = (self.data[tl], self.data[br]);
@@ -340,9 +338,7 @@ impl Assembler {
             start = 1;
         }
         if self.index == 1 && n == 4 && cull == CullMode::None {
-            for k in start..n {
-                self.data[k] = verts[k];
-            }
+            self.data[start..n].copy_from_slice(&verts[start..n]);
             let d: [raster::AsmVertex; 4] = std::array::from_fn(|i| self.data[i].detect());
             // [PP DetectRectangleFromFan]
             if let Some((tl, br)) = raster::detect_rect_from_fan(&sink.detect_state(), &d) {
