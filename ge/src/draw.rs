@@ -304,10 +304,8 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
 
 /// Texture and draw the covered fragments of a quad.
 fn shade_quad(st: &DrawState, tile: &mut Tile, mem: &Memory, q: &Quad) {
-    // guess: slope-mode LOD wants the clip w at the quad's first pixel; not interpolated
-    // yet, so slope mode sees w = 0 (PPSSPP `DrawTriangleSlice` passes the real w).
     let colors = match &st.texture {
-        Some(t) if !st.clear => texture::shade_quad(t, mem, q, 0.0),
+        Some(t) if !st.clear => texture::shade_quad(t, mem, q, q.w),
         _ => {
             let mut c = [[0u8; 4]; 4];
             for (i, f) in q.frags.iter().enumerate() {

@@ -130,6 +130,10 @@ pub struct Fragment {
 pub struct Quad {
     pub frags: [Fragment; 4],
     pub mask: u8,
+    /// Clip-space w for slope-mode LOD, one value per quad: triangles interpolate it at
+    /// the first lane, rectangles use the second vertex's, lines and points their pixel's
+    /// [PP Rasterizer.cpp DrawTriangleSlice/DrawLine/DrawPoint, DrawRectangle `v1.clipw`].
+    pub w: f32,
 }
 
 /// GE primitive types (PRIM bits 16–18).

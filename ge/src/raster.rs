@@ -249,8 +249,12 @@ fn clamp_u8(v: i32) -> u8 {
 /// One-pixel quad: fragment 0 at (x, y) covered; the others repeat its attributes at the
 /// neighbouring positions with s/t offset by (ds, dt) so the texture stage's per-quad
 /// derivatives equal PPSSPP's per-pixel LOD inputs.
-fn single_pixel_quad(f: Fragment, ds: f32, dt: f32) -> Quad {
-    let mut q = Quad { frags: [f; 4], mask: 1 };
+fn single_pixel_quad(f: Fragment, ds: f32, dt: f32, w: f32) -> Quad {
+    let mut q = Quad {
+        frags: [f; 4],
+        mask: 1,
+        w,
+    };
     q.frags[1].x = f.x + 1;
     q.frags[1].s = f.s + ds;
     q.frags[2].y = f.y + 1;
@@ -301,6 +305,6 @@ pub fn point(v: &ScreenVertex, setup: &RasterSetup, emit: &mut dyn FnMut(&Quad))
         s,
         t,
     };
-    // [PP DrawPoint] LOD inputs are ds = dt = 0.
-    emit(&single_pixel_quad(f, 0.0, 0.0));
+    // [PP DrawPoint] LOD inputs are ds = dt = 0; slope mode uses the vertex's clip w.
+    emit(&single_pixel_quad(f, 0.0, 0.0, v.w));
 }

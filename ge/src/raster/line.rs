@@ -128,7 +128,9 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
                 s,
                 t,
             };
-            emit(&single_pixel_quad(f, ds, dt));
+            // [PP DrawLine] slope-mode w: (w0·(steps − i) + w1·i) / steps1 in float.
+            let w = (a.w * wa as f32 + b.w * wb as f32) / steps1 as f32;
+            emit(&single_pixel_quad(f, ds, dt, w));
         }
         x += xinc;
         y += yinc;

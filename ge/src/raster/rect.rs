@@ -109,6 +109,7 @@ fn walk(
     c: &Cover,
     setup: &RasterSetup,
     base: Fragment,
+    w: f32,
     mut row_start: impl FnMut(),
     mut quad_tex: impl FnMut(&mut [Fragment; 4]),
     emit: &mut dyn FnMut(&Quad),
@@ -141,7 +142,7 @@ fn walk(
                 }
                 quad_tex(&mut frags);
                 if mask != 0 {
-                    emit(&Quad { frags, mask });
+                    emit(&Quad { frags, mask, w });
                 }
                 cur_x += 32;
                 sc_x = sc_x.wrapping_sub(32);
@@ -171,7 +172,7 @@ pub fn rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMu
     let Some(c) = cover(v, setup) else { return };
     let base = flat_fragment(&v[1]);
     if !setup.textured {
-        walk(&c, setup, base, || {}, |_| {}, emit);
+        walk(&c, setup, base, v[1].w, || {}, |_| {}, emit);
         return;
     }
     let (tc0, tc1) = ((v[0].s, v[0].t), (v[1].s, v[1].t));
@@ -220,6 +221,8 @@ pub fn rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMu
         &c,
         setup,
         base,
+        // [PP DrawRectangle] slope mode uses the second vertex's clip w.
+        v[1].w,
         || {
             if !first {
                 let r = row.get();
@@ -249,7 +252,7 @@ pub fn sprite(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&
     let Some(c) = cover(v, setup) else { return };
     let base = flat_fragment(&v[1]);
     if !setup.textured {
-        walk(&c, setup, base, || {}, |_| {}, emit);
+        walk(&c, setup, base, v[1].w, || {}, |_| {}, emit);
         return;
     }
     // [PP DrawSprite] s_start = (int)s0, direction by comparison, one step back if negative.
@@ -268,6 +271,8 @@ pub fn sprite(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&
         &c,
         setup,
         base,
+        // [PP DrawRectangle] slope mode uses the second vertex's clip w.
+        v[1].w,
         || {},
         |frags| {
             for f in frags.iter_mut() {
@@ -313,7 +318,7 @@ pub fn clear_rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
                 }
             }
             if mask != 0 {
-                emit(&Quad { frags, mask });
+                emit(&Quad { frags, mask, w: 0.0 });
             }
             x += 2;
         }

@@ -345,6 +345,30 @@ fn perspective_vs_linear_texcoords() {
 }
 
 #[test]
+fn quad_carries_linear_clip_w_of_its_first_lane() {
+    // Same triangle as above (w = 1, 4, 1): at pixel (0,0) the weights are 242, 7, 7 of 256,
+    // so slope-mode LOD sees w = (242·1 + 7·4 + 7·1)/256 = 277/256 (linear, not perspective)
+    // [PP DrawTriangleSlice clipw]. Rectangles use the second vertex's w.
+    let a = sv(0, 0);
+    let mut b = sv(256, 0);
+    let c = sv(0, 256);
+    b.w = 4.0;
+    let s = RasterSetup::new(BIG, true, true);
+    let mut ws = Vec::new();
+    triangle_culled(&[a, b, c], Cull::Off, &s, &mut |q: &Quad| {
+        if (q.frags[0].x, q.frags[0].y) == (0, 0) {
+            ws.push(q.w)
+        }
+    });
+    assert_eq!(ws, [277.0 / 256.0]);
+    let mut r1 = px(4, 4);
+    r1.w = 2.5;
+    let mut rw = Vec::new();
+    rectangle(&[px(0, 0), r1], &s, &mut |q: &Quad| rw.push(q.w));
+    assert!(!rw.is_empty() && rw.iter().all(|&w| w == 2.5));
+}
+
+#[test]
 fn colour_and_depth_at_vertex_equal_vertex_values() {
     // v0 sits exactly on pixel (0,0)'s sample point (7,7).
     let s = RasterSetup::new(BIG, false, false);

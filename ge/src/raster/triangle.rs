@@ -163,6 +163,8 @@ struct Tri {
     q: [f32; 3],
     /// 1 / clip w per vertex (perspective mode).
     inv_w: [f32; 3],
+    /// Clip w per vertex (slope-mode LOD).
+    clip_w: [f32; 3],
 }
 
 impl Tri {
@@ -197,6 +199,7 @@ impl Tri {
             } else {
                 [1.0; 3]
             },
+            clip_w: [v[0].w, v[1].w, v[2].w],
         }
     }
 
@@ -345,6 +348,13 @@ impl Tri {
             s: s[l],
             t: t[l],
         });
-        Quad { frags, mask }
+        // [PP DrawTriangleSlice] slope mode: clip w interpolated linearly (no perspective
+        // correction) at the quad's first lane, computed for every textured quad.
+        let w = if textured {
+            (wf[0][0] * self.clip_w[0] + wf[1][0] * self.clip_w[1] + wf[2][0] * self.clip_w[2]) * recip
+        } else {
+            0.0
+        };
+        Quad { frags, mask, w }
     }
 }

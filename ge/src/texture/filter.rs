@@ -115,10 +115,15 @@ fn pack(x: u64) -> [u8; 4] {
 pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     let (u0, u1, fu) = l.u.linear(s);
     let (v0, v1, fv) = l.v.linear(t);
+    // Per-mip CLUT4 palettes: the JIT adds 16·level to the palette index with a MOVD, which
+    // fills only the first of its four lanes, so only the top-left tap uses the level's
+    // palette; the other three read the level-0 entries [PP SamplerX86.cpp Jit_ReadClutQuad
+    // "Now we multiply by 16, and add"; lanes ordered by constUNext_/constVNext_].
+    let rest = LevelSrc { clut_level: 0, ..l.src };
     let c00 = spread(F::texel(&l.src, u0, v0));
-    let c10 = spread(F::texel(&l.src, u1, v0));
-    let c01 = spread(F::texel(&l.src, u0, v1));
-    let c11 = spread(F::texel(&l.src, u1, v1));
+    let c10 = spread(F::texel(&rest, u1, v0));
+    let c01 = spread(F::texel(&rest, u0, v1));
+    let c11 = spread(F::texel(&rest, u1, v1));
     let (fu, fv) = (fu as u64, fv as u64);
     let top = c00 * (16 - fu) + c10 * fu;
     let bot = c01 * (16 - fu) + c11 * fu;

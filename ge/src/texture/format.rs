@@ -176,6 +176,7 @@ impl ClutIndex {
 }
 
 /// Where one mip level's texels come from, resolved once per quad.
+#[derive(Clone, Copy)]
 pub struct LevelSrc<'a> {
     /// Bytes from the level's base to the end of its memory region.
     pub data: &'a [u8],

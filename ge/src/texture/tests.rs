@@ -271,6 +271,39 @@ fn separate_clut_per_mip_for_clut4() {
 }
 
 #[test]
+fn bilinear_per_mip_clut4_offsets_only_the_first_tap() {
+    // CLUT4 8x8 + 4x4, every texel index 1, separate palettes (TEXMODE bit 8), const LOD
+    // bias 1.0 -> level 1, minify linear. Entry 1 has red 1, entry 17 red 17. At s = t = 0.25
+    // on the 4x4 level, U = 0.25·1024 − 128 = 128: texels 0/1, weights 8/16 both ways.
+    // PPSSPP's JIT adds 16·level in lane 0 only, so the top-left tap reads entry 17 and the
+    // others entry 1: ((17·8 + 1·8)·8 + (1·8 + 1·8)·8) >> 8 = 5 [SamplerX86 Jit_ReadClutQuad].
+    let mut mem = Memory::new();
+    let mut r = Regs::default();
+    r.set(op::TEXFORMAT, 4);
+    for i in 0..2u32 {
+        let addr = BASE + 0x1000 * i;
+        mem.write(addr, &[0x11; 64]).unwrap();
+        r.set(op::TEXADDR0 + i as u8, addr & 0xFF_FFFF);
+        r.set(op::TEXBUFWIDTH0 + i as u8, ((addr >> 8) & 0x0F_0000) | 32);
+        r.set(op::TEXSIZE0 + i as u8, ((3 - i) << 8) | (3 - i));
+    }
+    r.set(op::CLUTFORMAT, (0xFF << 8) | 3);
+    let mut clut = [0u8; 1024];
+    clut[4] = 1;
+    clut[4 * 17] = 17;
+    r.set(op::TEXFILTER, 5);
+    r.set(op::TEXMODE, (1 << 16) | 0x100);
+    r.set(op::TEXLEVEL, (16 << 16) | 1);
+    let st = TextureState::decode(&r, &clut, false);
+    let q = quad([(0.25, 0.25); 4]);
+    assert_eq!(sample_quad(&st, &mem, &q)[0], [5, 0, 0, 0]);
+    // Nearest sampling uses the level's palette for every texel.
+    r.set(op::TEXFILTER, 4);
+    let st = TextureState::decode(&r, &clut, false);
+    assert_eq!(sample_quad(&st, &mem, &q)[0], [17, 0, 0, 0]);
+}
+
+#[test]
 fn texture_functions_via_state() {
     let mut r = regs(3, 0, 0, 0);
     r.set(op::TEXFUNC, 0x1_0100);
