@@ -76,6 +76,11 @@ impl<P: Send + Sync> Binner<P> {
         self.items.len()
     }
 
+    /// The `i`-th queued primitive.
+    pub fn item_mut(&mut self, i: usize) -> Option<&mut P> {
+        self.items.get_mut(i).map(|(_, p)| p)
+    }
+
     /// Rasterize everything pushed, then clear the queue. `draw(prim, tile, mem)` draws one
     /// primitive into a tile; it must only touch the tile (memory is read-only). Rasterize
     /// with `RasterSetup::with_band(tile.y0, tile.y0 + tile.rows - 1)` so every band emits

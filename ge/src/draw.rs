@@ -4,7 +4,9 @@
 //! ([`crate::transform`]), assembles primitives of its type ([`assemble`]: keeping an
 //! incomplete primitive for a following PRIM type 7), clips and culls them
 //! ([`crate::clip`]) and bins them with an immutable snapshot of the pixel and texture
-//! state ([`DrawState`]). [`Ge::flush`] rasterizes the bins band by band in parallel
+//! state ([`DrawState`]). [`tasks`] replays how PPSSPP's binner splits the queue into
+//! worker-thread strips, which clip each primitive. [`Ge::flush`] rasterizes the bins band
+//! by band in parallel
 //! ([`crate::bin`]); each covered 2x2 quad is textured ([`crate::texture`]) and each
 //! fragment runs the pixel pipeline ([`crate::pixel`]).
 //!
@@ -18,6 +20,7 @@
 mod assemble;
 mod bbox;
 mod curve;
+mod tasks;
 
 use std::sync::Arc;
 
@@ -126,11 +129,46 @@ pub enum Shape {
 pub struct BinnedPrim {
     pub state: Arc<DrawState>,
     pub shape: Shape,
+    /// PPSSPP's worker-thread strips for this primitive (`None`: one range, no split);
+    /// the primitive is drawn once per strip, clipped to it ([`tasks`]).
+    pub tasks: tasks::TaskRects,
+}
+
+/// The task-split model and how many binned primitives it has assigned strips to.
+#[derive(Default)]
+pub struct TaskState {
+    model: tasks::TaskModel,
+    assigned: usize,
+    /// `IsTrianglePrim(lastPrim_)` of [PP `GPUCommon::SetDrawType`] (starts as
+    /// GE_PRIM_INVALID: not a triangle type).
+    last_triangle_class: bool,
+}
+
+impl TaskState {
+    /// Record the strips of each drain on the binned primitives, oldest first.
+    fn apply(&mut self, binner: &mut Binner<BinnedPrim>, drained: Vec<tasks::Drained>) {
+        for d in drained {
+            for i in self.assigned..self.assigned + d.count {
+                if let Some(p) = binner.item_mut(i) {
+                    p.tasks = d.tasks.clone();
+                }
+            }
+            self.assigned += d.count;
+        }
+    }
+
+    /// A primitive was just binned with scissored bounds `r`.
+    pub fn push(&mut self, binner: &mut Binner<BinnedPrim>, r: &ClipRect) {
+        let mut out = Vec::new();
+        self.model.push(r, &mut out);
+        self.apply(binner, out);
+    }
 }
 
 /// Per-GE drawing state that persists between PRIM commands.
 pub struct DrawContext {
     binner: Binner<BinnedPrim>,
+    tasks: TaskState,
     target: Option<FbTarget>,
     state: Option<Arc<DrawState>>,
     /// Set when any register changed since `state` was built.
@@ -150,6 +188,7 @@ impl Default for DrawContext {
     fn default() -> Self {
         DrawContext {
             binner: Binner::new(BAND_ROWS),
+            tasks: TaskState::default(),
             target: None,
             state: None,
             state_dirty: true,
@@ -245,26 +284,44 @@ impl Ge {
         through: bool,
     ) {
         let state = self.current_state(through);
+        // [PP `PixelJitCache::GetSingle`, `SamplerJitCache`] a function not compiled yet
+        // flushes the bins first (see [`tasks`]).
+        if self.draw.tasks.model.update_state(&self.regs, through) {
+            self.flush();
+        }
         let target = fb_target(&self.regs);
         if self.draw.target != Some(target) {
             self.flush();
             self.draw.target = Some(target);
         }
         let ctx = &mut self.draw;
-        let mut sink = assemble::Sink { binner: &mut ctx.binner, state, ts };
+        let mut sink = assemble::Sink { binner: &mut ctx.binner, tasks: &mut ctx.tasks, state, ts };
         ctx.asm.submit(prim, verts, cull, &mut sink);
     }
 
     pub(crate) fn immediate_vertex(&mut self, _arg: u32) {}
 
+    /// [PP `GPUCommon::SetDrawType`] (curves and immediate primitives only): a change
+    /// between triangle-type and other primitives flushes the bins.
+    pub(crate) fn set_draw_prim_class(&mut self, triangle: bool) {
+        if triangle != self.draw.tasks.last_triangle_class {
+            self.flush();
+            self.draw.tasks.last_triangle_class = triangle;
+        }
+    }
+
     /// Rasterize everything binned so far into memory.
     pub fn flush(&mut self) {
+        let mut drained = Vec::new();
+        self.draw.tasks.model.flush(&mut drained);
+        self.draw.tasks.apply(&mut self.draw.binner, drained);
         if self.draw.binner.is_empty() {
             return;
         }
         let Some(target) = self.draw.target else { return };
         let pool = self.draw.pool.clone();
         self.draw.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
+        self.draw.tasks.assigned = self.draw.binner.len();
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
@@ -291,14 +348,25 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         }
         let _ = x;
     }
+    let (band_y0, band_end) = (tile.y0, tile.y0 + tile.rows);
     let mut emit = |q: &Quad| shade_quad(st, tile, mem, q);
-    match &p.shape {
-        Shape::Triangle(v) => raster::triangle(v, &setup, &mut emit),
-        Shape::Rectangle(v) => raster::rectangle(v, &setup, &mut emit),
-        Shape::Sprite(v) => raster::sprite(v, &setup, &mut emit),
-        Shape::ClearRect(v) => raster::clear_rectangle(v, &setup, &mut emit),
-        Shape::Line(v) => raster::line(v, &setup, &mut emit),
-        Shape::Point(v) => raster::point(v, &setup, &mut emit),
+    let whole = [st.scissor];
+    let strips: &[ClipRect] = p.tasks.as_deref().unwrap_or(&whole);
+    for strip in strips {
+        // [PP `BinManager::Drain`] each task draws the primitive with its range cut to
+        // the task's strip.
+        setup.clip = st.scissor.intersect(strip);
+        if setup.clip.is_empty() || setup.clip.y1 < band_y0 || setup.clip.y0 >= band_end {
+            continue;
+        }
+        match &p.shape {
+            Shape::Triangle(v) => raster::triangle(v, &setup, &mut emit),
+            Shape::Rectangle(v) => raster::rectangle(v, &setup, &mut emit),
+            Shape::Sprite(v) => raster::sprite(v, &setup, &mut emit),
+            Shape::ClearRect(v) => raster::clear_rectangle(v, &setup, &mut emit),
+            Shape::Line(v) => raster::line(v, &setup, &mut emit),
+            Shape::Point(v) => raster::point(v, &setup, &mut emit),
+        }
     }
 }
 

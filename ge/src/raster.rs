@@ -92,8 +92,9 @@ impl ClipRect {
 /// Per-draw rasterizer state (decoded once per draw by the caller).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RasterSetup {
-    /// SCISSOR ∩ REGION, inclusive drawing pixels. This also anchors the quad grid
-    /// (PPSSPP starts quads at max(bounding box, scissor)).
+    /// SCISSOR ∩ REGION (∩ PPSSPP's worker-task strip, see `draw::tasks`), inclusive
+    /// drawing pixels. This also anchors the quad grid (PPSSPP starts quads at
+    /// max(bounding box, range)).
     pub clip: ClipRect,
     /// Rows this call may emit (inclusive): the current tile band. Restricting the band
     /// never changes any fragment's attributes, only which fragments are emitted.

@@ -45,6 +45,7 @@ impl AsmVertex {
 /// Where assembled primitives go: clipping, the sprite paths, and the binner.
 pub struct Sink<'a> {
     pub binner: &'a mut Binner<BinnedPrim>,
+    pub tasks: &'a mut super::TaskState,
     pub state: Arc<DrawState>,
     pub ts: &'a TransformState,
 }
@@ -70,7 +71,8 @@ impl Sink<'_> {
         if r.is_empty() {
             return;
         }
-        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape });
+        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape, tasks: None });
+        self.tasks.push(self.binner, &r);
     }
 
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.

@@ -32,6 +32,9 @@ fn tessellated_type(control: &VertexType) -> VertexType {
 
 impl Ge {
     pub(crate) fn draw_patch(&mut self, cmd: u8, arg: u32) -> Result<(), MemError> {
+        // [PP `GPUCommon::SetDrawType`] switching between triangle and non-triangle
+        // output flushes the renderer (patch type 0 → TRIANGLES; 1, 2, 3 → LINES/POINTS).
+        self.set_draw_prim_class(self.regs.arg(op::PATCHPRIMITIVE) & 3 == 0);
         let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
         let mut params = PatchParams::decode(&self.regs, cmd, arg, &vtype);
         let count = params.control_count();

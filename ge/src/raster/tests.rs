@@ -291,6 +291,26 @@ fn line_excludes_end_pixel() {
 }
 
 #[test]
+fn line_step_between_strips_is_lost() {
+    // [PP DrawLine maskOK] the DDA position (1/16 units, fractional) is tested against the
+    // range. From (0,0) to (1024,68) sub-pixels: 64 steps of (16, 1.0625); step 15 sits at
+    // y = 15.9375, inside row 0 but past a strip ending at y = 15 and before one starting
+    // at y = 16, so a two-strip split loses pixel (15, 0) and nothing else.
+    let (a, b) = (sv(0, 0), sv(1024, 68));
+    let whole = count(|e| line(&[a, b], &RasterSetup::new(BIG, false, false), e));
+    assert_eq!(whole.len(), 64);
+    assert!(whole.contains_key(&(15, 0)));
+    let mut split = HashMap::new();
+    for strip in [ClipRect { y1: 0, ..BIG }, ClipRect { y0: 1, ..BIG }] {
+        split.extend(count(|e| line(&[a, b], &RasterSetup::new(strip, false, false), e)));
+    }
+    let mut lost: Vec<_> = whole.keys().filter(|k| !split.contains_key(k)).collect();
+    lost.sort();
+    assert_eq!(lost, vec![&(15, 0)]);
+    assert_eq!(split.len(), 63);
+}
+
+#[test]
 fn line_colour_interpolates_with_truncation() {
     let s = RasterSetup::new(BIG, false, false);
     let (mut a, mut b) = (px(0, 0), px(4, 0));
