@@ -48,6 +48,12 @@ pub struct DrawState {
     pub through: bool,
     /// PPSSPP's `!shadeGouraud`: flat shading or clear mode.
     pub flat: bool,
+    /// SHADEMODE is flat, also in clear mode: only then does clipping copy the provoking
+    /// vertex's colours into the third vertex [PP `Clipper.cpp` ProcessTriangle checks
+    /// `getShadeMode() == GE_SHADE_FLAT`, not `shadeGouraud`]. A clear-mode draw with
+    /// Gouraud SHADEMODE therefore takes its flat colour from the third vertex of the
+    /// accepted winding: the first vertex of a reversed triangle.
+    pub flat_provoking: bool,
     pub dither: bool,
     /// Texture-matrix projection that really needs q (PPSSPP `ComputeRasterizerState`
     /// drops trivial projections).
@@ -96,6 +102,7 @@ impl DrawState {
             clear,
             through,
             flat: clear || regs.arg(op::SHADEMODE) & 1 == 0,
+            flat_provoking: regs.arg(op::SHADEMODE) & 1 == 0,
             dither: regs.enabled(op::DITHERENABLE),
             texture_proj,
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
@@ -368,5 +375,66 @@ fn trace_fragment(st: &DrawState, tile: &mut Tile, f: &crate::geom::Fragment, co
             t.format, t.clut_format, t.clut_index, t.levels[0], t.max_level, t.swizzle, t.clamp_s, t.clamp_t,
             t.min_linear, t.mag_linear, t.mip_linear, t.lod_mode, t.lod_bias
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cmd::{op, word};
+    use crate::exec::Ge;
+
+    /// Draw one through-mode triangle of 8888-coloured s16 vertices in clear mode (colour
+    /// only) into an 8888 framebuffer and return the pixel at (4, 4).
+    fn clear_triangle(shade_gouraud: bool, verts: [([u8; 4], i16, i16); 3]) -> u32 {
+        let mut ge = Ge::new();
+        let vaddr = 0x0880_0000u32;
+        for (i, (c, x, y)) in verts.iter().enumerate() {
+            let a = vaddr + 12 * i as u32;
+            ge.mem.write(a, c).unwrap();
+            ge.mem.write(a + 4, &x.to_le_bytes()).unwrap();
+            ge.mem.write(a + 6, &y.to_le_bytes()).unwrap();
+            ge.mem.write(a + 8, &[0; 4]).unwrap();
+        }
+        for w in [
+            word(op::FRAMEBUFPTR, 0),
+            word(op::FRAMEBUFWIDTH, 512),
+            word(op::FRAMEBUFPIXFORMAT, 3),
+            word(op::SCISSOR2, (271 << 10) | 479),
+            word(op::REGION2, (271 << 10) | 479),
+            word(op::CLEARMODE, 0x101),
+            word(op::SHADEMODE, shade_gouraud as u32),
+            word(op::BASE, 0x08_0000),
+            word(op::VADDR, 0x80_0000),
+            word(op::VERTEXTYPE, 0x80_011C),
+            word(op::PRIM, (3 << 16) | 3),
+        ] {
+            ge.execute_word(w).unwrap();
+        }
+        ge.flush();
+        ge.mem.read_u32(0x0400_0000 + 4 * (4 * 512 + 4)).unwrap()
+    }
+
+    const RED: [u8; 4] = [255, 0, 0, 255];
+    const GREEN: [u8; 4] = [0, 255, 0, 255];
+    const BLUE: [u8; 4] = [0, 0, 255, 255];
+
+    /// [PP `Clipper.cpp` ProcessTriangle]: the provoking colour is copied only under flat
+    /// SHADEMODE. In clear mode with Gouraud SHADEMODE the colour is the third vertex of
+    /// the winding `AddTriangle` accepts: a triangle given clockwise on screen is binned as
+    /// (v2, v1, v0), so it is drawn with v0's colour.
+    #[test]
+    fn clear_mode_gouraud_triangle_colour_follows_winding() {
+        // (0,0) (0,16) (16,0): d01 = (0,-16), d02 = (-16,0), cross = -256 < 0, so this
+        // order is dropped and (v2, v1, v0) is drawn, whose third vertex is the red v0.
+        let cw = [(RED, 0, 0), (GREEN, 0, 16), (BLUE, 16, 0)];
+        // (0,0) (16,0) (0,16): cross = +256, drawn as given, blue v2.
+        let ccw = [(RED, 0, 0), (GREEN, 16, 0), (BLUE, 0, 16)];
+        // CLEARMODE 0x101 leaves the (zero) alpha/stencil byte alone.
+        let (r, b) = (0x0000_00FFu32, 0x00FF_0000u32);
+        assert_eq!(clear_triangle(true, cw), r);
+        assert_eq!(clear_triangle(true, ccw), b);
+        // Flat SHADEMODE: always the last vertex.
+        assert_eq!(clear_triangle(false, cw), b);
+        assert_eq!(clear_triangle(false, ccw), b);
     }
 }

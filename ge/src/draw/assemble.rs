@@ -76,7 +76,7 @@ impl Sink<'_> {
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize) {
         let mut out = Vec::with_capacity(4);
-        let flat = self.state.flat;
+        let flat = self.state.flat_provoking;
         if self.through() {
             let s = [v[0].screen, v[1].screen, v[2].screen];
             clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, &mut out);
