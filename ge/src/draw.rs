@@ -18,6 +18,7 @@
 mod assemble;
 mod bbox;
 mod curve;
+mod optimize;
 
 use std::sync::Arc;
 
@@ -69,6 +70,11 @@ pub struct DrawState {
     pub trace: Option<(i32, i32)>,
     /// Number of the PRIM this state was built for (for traces).
     pub draw: u64,
+    /// What PPSSPP's state optimizations read from this state ([`optimize`]).
+    pub opt_in: optimize::OptInputs,
+    /// The PPSSPP rasterizer state this draw belongs to; shared by consecutive draws
+    /// without a pixel, sampler or rasterizer register change.
+    pub opt_cell: Arc<optimize::OptCell>,
 }
 
 impl DrawState {
@@ -76,6 +82,13 @@ impl DrawState {
         let pixel = PixelState::decode(regs, through);
         let clear = pixel.clear_mode();
         let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| TextureState::decode(regs, clut, through));
+        let opt_in = optimize::OptInputs::decode(
+            regs,
+            clut,
+            &pixel,
+            texture.is_some(),
+            texture.as_ref().is_none_or(|t| t.shared_clut),
+        );
         let scissor = ClipRect {
             x0: regs.field(op::SCISSOR1, 0, 10) as i32,
             y0: regs.field(op::SCISSOR1, 10, 10) as i32,
@@ -112,6 +125,8 @@ impl DrawState {
             scissor,
             trace: None,
             draw: 0,
+            opt_in,
+            opt_cell: Arc::default(),
         }
     }
 }
@@ -133,6 +148,8 @@ pub enum Shape {
 pub struct BinnedPrim {
     pub state: Arc<DrawState>,
     pub shape: Shape,
+    /// PPSSPP's state optimization for this primitive, fixed when the queue is drained.
+    pub opt: u32,
 }
 
 /// Per-GE drawing state that persists between PRIM commands.
@@ -142,6 +159,11 @@ pub struct DrawContext {
     state: Option<Arc<DrawState>>,
     /// Set when any register changed since `state` was built.
     pub(crate) state_dirty: bool,
+    /// Set when a register PPSSPP files under its pixel, sampler or rasterizer state
+    /// changed value (or a CLUT was loaded) [PP `SoftGpu.cpp` softgpuCmdInfo, `UpdateState`]:
+    /// the next draw starts a new [`optimize::OptCell`].
+    pub(crate) raster_dirty: bool,
+    drainer: optimize::Drainer,
     asm: assemble::Assembler,
     /// Last texcoord/normal for vertex formats without them.
     pub persist: Persist,
@@ -160,6 +182,8 @@ impl Default for DrawContext {
             target: None,
             state: None,
             state_dirty: true,
+            raster_dirty: true,
+            drainer: optimize::Drainer::default(),
             asm: assemble::Assembler::default(),
             persist: Persist::default(),
             pool: None,
@@ -192,9 +216,19 @@ impl Ge {
         let mut s = DrawState::decode(&self.regs, &self.mats, &self.clut, through);
         s.trace = self.draw.trace_pixel;
         s.draw = self.draw.draw_count;
+        let new_cell = self.draw.raster_dirty || self.draw.state.as_ref().is_none_or(|p| p.through != through);
+        if !new_cell {
+            if let Some(prev) = &self.draw.state {
+                s.opt_cell = prev.opt_cell.clone();
+            }
+        }
         let s = Arc::new(s);
+        if new_cell {
+            self.draw.drainer.push_state(&s);
+        }
         self.draw.state = Some(s.clone());
         self.draw.state_dirty = false;
+        self.draw.raster_dirty = false;
         s
     }
 
@@ -258,7 +292,7 @@ impl Ge {
             self.draw.target = Some(target);
         }
         let ctx = &mut self.draw;
-        let mut sink = assemble::Sink { binner: &mut ctx.binner, state, ts };
+        let mut sink = assemble::Sink { binner: &mut ctx.binner, drainer: &mut ctx.drainer, state, ts };
         ctx.asm.submit(prim, verts, cull, &mut sink);
     }
 
@@ -271,7 +305,9 @@ impl Ge {
         }
         let Some(target) = self.draw.target else { return };
         let pool = self.draw.pool.clone();
+        self.draw.drainer.drain(&mut self.draw.binner);
         self.draw.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
+        self.draw.drainer.flushed();
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
@@ -295,10 +331,15 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
     if let Some((x, y)) = st.trace {
         if tile.y0 <= y && y < tile.y0 + tile.rows {
             eprintln!("trace draw {} shape {:?}", st.draw, p.shape);
+            if std::env::var_os("TRACE_STATE").is_some() {
+                eprintln!("trace draw {} opt {:08x} pixel state {:?}", st.draw, p.opt, st.pixel);
+            }
         }
         let _ = x;
     }
-    let mut emit = |q: &Quad| shade_quad(st, tile, mem, q);
+    let optimized = optimize::apply(&st.pixel, p.opt);
+    let px = optimized.as_ref().unwrap_or(&st.pixel);
+    let mut emit = |q: &Quad| shade_quad(st, px, tile, mem, q);
     match &p.shape {
         Shape::Triangle(v) => raster::triangle(v, &setup, &mut emit),
         Shape::Rectangle(v) => raster::rectangle(v, &setup, &mut emit),
@@ -310,7 +351,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
 }
 
 /// Texture and draw the covered fragments of a quad.
-fn shade_quad(st: &DrawState, tile: &mut Tile, mem: &Memory, q: &Quad) {
+fn shade_quad(st: &DrawState, px: &PixelState, tile: &mut Tile, mem: &Memory, q: &Quad) {
     // guess: slope-mode LOD wants the clip w at the quad's first pixel; not interpolated
     // yet, so slope mode sees w = 0 (PPSSPP `DrawTriangleSlice` passes the real w).
     let colors = match &st.texture {
@@ -328,15 +369,22 @@ fn shade_quad(st: &DrawState, tile: &mut Tile, mem: &Memory, q: &Quad) {
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) != 0 {
             if st.trace == Some((f.x, f.y)) {
-                trace_fragment(st, tile, f, colors[i], mem);
+                trace_fragment(st, px, tile, f, colors[i], mem);
             }
-            pixel::draw_pixel(&st.pixel, tile, f.x, f.y, f.z, colors[i], f.fog);
+            pixel::draw_pixel(px, tile, f.x, f.y, f.z, colors[i], f.fog);
         }
     }
 }
 
 #[cold]
-fn trace_fragment(st: &DrawState, tile: &mut Tile, f: &crate::geom::Fragment, color: [u8; 4], mem: &Memory) {
+fn trace_fragment(
+    st: &DrawState,
+    px: &PixelState,
+    tile: &mut Tile,
+    f: &crate::geom::Fragment,
+    color: [u8; 4],
+    mem: &Memory,
+) {
     if let Some(t) = &st.texture {
         let (w, h) = (t.levels[0].width as f32, t.levels[0].height as f32);
         let (u, v) = if st.through { (f.s as i32, f.t as i32) } else { ((f.s * w) as i32, (f.t * h) as i32) };
@@ -350,7 +398,7 @@ fn trace_fragment(st: &DrawState, tile: &mut Tile, f: &crate::geom::Fragment, co
     }
     let before = tile.read_color(f.x, f.y);
     let mut probe = tile.clone();
-    pixel::draw_pixel(&st.pixel, &mut probe, f.x, f.y, f.z, color, f.fog);
+    pixel::draw_pixel(px, &mut probe, f.x, f.y, f.z, color, f.fog);
     eprintln!(
         "trace draw {} ({},{}) z={} prim={:?} sec={:?} fog={} st=({}, {}) shaded={:?} fb {:08x} -> {:08x} through={} clear={} tex={}",
         st.draw,

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::{BinnedPrim, DrawState, Shape};
+use super::{optimize, BinnedPrim, DrawState, Shape};
 use crate::bin::Binner;
 use crate::clip::{self, CullMode};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
@@ -45,6 +45,7 @@ impl AsmVertex {
 /// Where assembled primitives go: clipping, the sprite paths, and the binner.
 pub struct Sink<'a> {
     pub binner: &'a mut Binner<BinnedPrim>,
+    pub drainer: &'a mut optimize::Drainer,
     pub state: Arc<DrawState>,
     pub ts: &'a TransformState,
 }
@@ -70,7 +71,12 @@ impl Sink<'_> {
         if r.is_empty() {
             return;
         }
-        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape });
+        // [PP `BinManager::Add*`]: drain a full queue first, then record the vertex facts.
+        if self.drainer.queued(self.binner) >= optimize::QUEUE_DRAIN_AT {
+            self.drainer.drain(self.binner);
+        }
+        self.state.opt_cell.add(optimize::shape_flags(&shape, self.state.opt_in.shade_gouraud));
+        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape, opt: 0 });
     }
 
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.
