@@ -81,6 +81,11 @@ impl<P: Send + Sync> Binner<P> {
         self.items.get_mut(i).map(|(_, p)| p)
     }
 
+    /// The queued primitives, oldest first.
+    pub fn prims_mut(&mut self) -> impl Iterator<Item = &mut P> {
+        self.items.iter_mut().map(|(_, p)| p)
+    }
+
     /// Rasterize everything pushed, then clear the queue. `draw(prim, tile, mem)` draws one
     /// primitive into a tile; it must only touch the tile (memory is read-only). Rasterize
     /// with `RasterSetup::with_band(tile.y0, tile.y0 + tile.rows - 1)` so every band emits

@@ -21,6 +21,7 @@ mod assemble;
 mod bbox;
 mod curve;
 mod tasks;
+mod optimize;
 
 use std::sync::Arc;
 
@@ -51,6 +52,12 @@ pub struct DrawState {
     pub through: bool,
     /// PPSSPP's `!shadeGouraud`: flat shading or clear mode.
     pub flat: bool,
+    /// SHADEMODE is flat, also in clear mode: only then does clipping copy the provoking
+    /// vertex's colours into the third vertex [PP `Clipper.cpp` ProcessTriangle checks
+    /// `getShadeMode() == GE_SHADE_FLAT`, not `shadeGouraud`]. A clear-mode draw with
+    /// Gouraud SHADEMODE therefore takes its flat colour from the third vertex of the
+    /// accepted winding: the first vertex of a reversed triangle.
+    pub flat_provoking: bool,
     pub dither: bool,
     /// Texture-matrix projection that really needs q (PPSSPP `ComputeRasterizerState`
     /// drops trivial projections).
@@ -66,6 +73,11 @@ pub struct DrawState {
     pub trace: Option<(i32, i32)>,
     /// Number of the PRIM this state was built for (for traces).
     pub draw: u64,
+    /// What PPSSPP's state optimizations read from this state ([`optimize`]).
+    pub opt_in: optimize::OptInputs,
+    /// The PPSSPP rasterizer state this draw belongs to; shared by consecutive draws
+    /// without a pixel, sampler or rasterizer register change.
+    pub opt_cell: Arc<optimize::OptCell>,
 }
 
 impl DrawState {
@@ -73,6 +85,13 @@ impl DrawState {
         let pixel = PixelState::decode(regs, through);
         let clear = pixel.clear_mode();
         let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| TextureState::decode(regs, clut, through));
+        let opt_in = optimize::OptInputs::decode(
+            regs,
+            clut,
+            &pixel,
+            texture.is_some(),
+            texture.as_ref().is_none_or(|t| t.shared_clut),
+        );
         let scissor = ClipRect {
             x0: regs.field(op::SCISSOR1, 0, 10) as i32,
             y0: regs.field(op::SCISSOR1, 10, 10) as i32,
@@ -99,6 +118,7 @@ impl DrawState {
             clear,
             through,
             flat: clear || regs.arg(op::SHADEMODE) & 1 == 0,
+            flat_provoking: regs.arg(op::SHADEMODE) & 1 == 0,
             dither: regs.enabled(op::DITHERENABLE),
             texture_proj,
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
@@ -108,6 +128,8 @@ impl DrawState {
             scissor,
             trace: None,
             draw: 0,
+            opt_in,
+            opt_cell: Arc::default(),
         }
     }
 }
@@ -132,6 +154,8 @@ pub struct BinnedPrim {
     /// PPSSPP's worker-thread strips for this primitive (`None`: one range, no split);
     /// the primitive is drawn once per strip, clipped to it ([`tasks`]).
     pub tasks: tasks::TaskRects,
+    /// PPSSPP's state optimization for this primitive, fixed when the queue is drained.
+    pub opt: u32,
 }
 
 /// The task-split model and how many binned primitives it has assigned strips to.
@@ -173,6 +197,11 @@ pub struct DrawContext {
     state: Option<Arc<DrawState>>,
     /// Set when any register changed since `state` was built.
     pub(crate) state_dirty: bool,
+    /// Set when a register PPSSPP files under its pixel, sampler or rasterizer state
+    /// changed value (or a CLUT was loaded) [PP `SoftGpu.cpp` softgpuCmdInfo, `UpdateState`]:
+    /// the next draw starts a new [`optimize::OptCell`].
+    pub(crate) raster_dirty: bool,
+    drainer: optimize::Drainer,
     asm: assemble::Assembler,
     /// Last texcoord/normal for vertex formats without them.
     pub persist: Persist,
@@ -192,6 +221,8 @@ impl Default for DrawContext {
             target: None,
             state: None,
             state_dirty: true,
+            raster_dirty: true,
+            drainer: optimize::Drainer::default(),
             asm: assemble::Assembler::default(),
             persist: Persist::default(),
             pool: None,
@@ -224,9 +255,19 @@ impl Ge {
         let mut s = DrawState::decode(&self.regs, &self.mats, &self.clut, through);
         s.trace = self.draw.trace_pixel;
         s.draw = self.draw.draw_count;
+        let new_cell = self.draw.raster_dirty || self.draw.state.as_ref().is_none_or(|p| p.through != through);
+        if !new_cell {
+            if let Some(prev) = &self.draw.state {
+                s.opt_cell = prev.opt_cell.clone();
+            }
+        }
         let s = Arc::new(s);
+        if new_cell {
+            self.draw.drainer.push_state(&s);
+        }
         self.draw.state = Some(s.clone());
         self.draw.state_dirty = false;
+        self.draw.raster_dirty = false;
         s
     }
 
@@ -295,7 +336,7 @@ impl Ge {
             self.draw.target = Some(target);
         }
         let ctx = &mut self.draw;
-        let mut sink = assemble::Sink { binner: &mut ctx.binner, tasks: &mut ctx.tasks, state, ts };
+        let mut sink = assemble::Sink { binner: &mut ctx.binner, tasks: &mut ctx.tasks, drainer: &mut ctx.drainer, state, ts };
         ctx.asm.submit(prim, verts, cull, &mut sink);
     }
 
@@ -320,8 +361,10 @@ impl Ge {
         }
         let Some(target) = self.draw.target else { return };
         let pool = self.draw.pool.clone();
+        self.draw.drainer.drain(&mut self.draw.binner);
         self.draw.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
         self.draw.tasks.assigned = self.draw.binner.len();
+        self.draw.drainer.flushed();
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
@@ -345,11 +388,16 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
     if let Some((x, y)) = st.trace {
         if tile.y0 <= y && y < tile.y0 + tile.rows {
             eprintln!("trace draw {} shape {:?}", st.draw, p.shape);
+            if std::env::var_os("TRACE_STATE").is_some() {
+                eprintln!("trace draw {} opt {:08x} pixel state {:?}", st.draw, p.opt, st.pixel);
+            }
         }
         let _ = x;
     }
+    let optimized = optimize::apply(&st.pixel, p.opt);
+    let px = optimized.as_ref().unwrap_or(&st.pixel);
     let (band_y0, band_end) = (tile.y0, tile.y0 + tile.rows);
-    let mut emit = |q: &Quad| shade_quad(st, tile, mem, q);
+    let mut emit = |q: &Quad| shade_quad(st, px, tile, mem, q);
     let whole = [st.scissor];
     let strips: &[ClipRect] = p.tasks.as_deref().unwrap_or(&whole);
     for strip in strips {
@@ -371,7 +419,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
 }
 
 /// Texture and draw the covered fragments of a quad.
-fn shade_quad(st: &DrawState, tile: &mut Tile, mem: &Memory, q: &Quad) {
+fn shade_quad(st: &DrawState, px: &PixelState, tile: &mut Tile, mem: &Memory, q: &Quad) {
     let colors = match &st.texture {
         Some(t) if !st.clear => texture::shade_quad(t, mem, q, q.w),
         _ => {
@@ -387,15 +435,22 @@ fn shade_quad(st: &DrawState, tile: &mut Tile, mem: &Memory, q: &Quad) {
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) != 0 {
             if st.trace == Some((f.x, f.y)) {
-                trace_fragment(st, tile, f, colors[i], mem);
+                trace_fragment(st, px, tile, f, colors[i], mem);
             }
-            pixel::draw_pixel(&st.pixel, tile, f.x, f.y, f.z, colors[i], f.fog);
+            pixel::draw_pixel(px, tile, f.x, f.y, f.z, colors[i], f.fog);
         }
     }
 }
 
 #[cold]
-fn trace_fragment(st: &DrawState, tile: &mut Tile, f: &crate::geom::Fragment, color: [u8; 4], mem: &Memory) {
+fn trace_fragment(
+    st: &DrawState,
+    px: &PixelState,
+    tile: &mut Tile,
+    f: &crate::geom::Fragment,
+    color: [u8; 4],
+    mem: &Memory,
+) {
     if let Some(t) = &st.texture {
         let (w, h) = (t.levels[0].width as f32, t.levels[0].height as f32);
         let (u, v) = if st.through { (f.s as i32, f.t as i32) } else { ((f.s * w) as i32, (f.t * h) as i32) };
@@ -409,7 +464,7 @@ fn trace_fragment(st: &DrawState, tile: &mut Tile, f: &crate::geom::Fragment, co
     }
     let before = tile.read_color(f.x, f.y);
     let mut probe = tile.clone();
-    pixel::draw_pixel(&st.pixel, &mut probe, f.x, f.y, f.z, color, f.fog);
+    pixel::draw_pixel(px, &mut probe, f.x, f.y, f.z, color, f.fog);
     eprintln!(
         "trace draw {} ({},{}) z={} prim={:?} sec={:?} fog={} st=({}, {}) shaded={:?} fb {:08x} -> {:08x} through={} clear={} tex={}",
         st.draw,
@@ -434,5 +489,66 @@ fn trace_fragment(st: &DrawState, tile: &mut Tile, f: &crate::geom::Fragment, co
             t.format, t.clut_format, t.clut_index, t.levels[0], t.max_level, t.swizzle, t.clamp_s, t.clamp_t,
             t.min_linear, t.mag_linear, t.mip_linear, t.lod_mode, t.lod_bias
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cmd::{op, word};
+    use crate::exec::Ge;
+
+    /// Draw one through-mode triangle of 8888-coloured s16 vertices in clear mode (colour
+    /// only) into an 8888 framebuffer and return the pixel at (4, 4).
+    fn clear_triangle(shade_gouraud: bool, verts: [([u8; 4], i16, i16); 3]) -> u32 {
+        let mut ge = Ge::new();
+        let vaddr = 0x0880_0000u32;
+        for (i, (c, x, y)) in verts.iter().enumerate() {
+            let a = vaddr + 12 * i as u32;
+            ge.mem.write(a, c).unwrap();
+            ge.mem.write(a + 4, &x.to_le_bytes()).unwrap();
+            ge.mem.write(a + 6, &y.to_le_bytes()).unwrap();
+            ge.mem.write(a + 8, &[0; 4]).unwrap();
+        }
+        for w in [
+            word(op::FRAMEBUFPTR, 0),
+            word(op::FRAMEBUFWIDTH, 512),
+            word(op::FRAMEBUFPIXFORMAT, 3),
+            word(op::SCISSOR2, (271 << 10) | 479),
+            word(op::REGION2, (271 << 10) | 479),
+            word(op::CLEARMODE, 0x101),
+            word(op::SHADEMODE, shade_gouraud as u32),
+            word(op::BASE, 0x08_0000),
+            word(op::VADDR, 0x80_0000),
+            word(op::VERTEXTYPE, 0x80_011C),
+            word(op::PRIM, (3 << 16) | 3),
+        ] {
+            ge.execute_word(w).unwrap();
+        }
+        ge.flush();
+        ge.mem.read_u32(0x0400_0000 + 4 * (4 * 512 + 4)).unwrap()
+    }
+
+    const RED: [u8; 4] = [255, 0, 0, 255];
+    const GREEN: [u8; 4] = [0, 255, 0, 255];
+    const BLUE: [u8; 4] = [0, 0, 255, 255];
+
+    /// [PP `Clipper.cpp` ProcessTriangle]: the provoking colour is copied only under flat
+    /// SHADEMODE. In clear mode with Gouraud SHADEMODE the colour is the third vertex of
+    /// the winding `AddTriangle` accepts: a triangle given clockwise on screen is binned as
+    /// (v2, v1, v0), so it is drawn with v0's colour.
+    #[test]
+    fn clear_mode_gouraud_triangle_colour_follows_winding() {
+        // (0,0) (0,16) (16,0): d01 = (0,-16), d02 = (-16,0), cross = -256 < 0, so this
+        // order is dropped and (v2, v1, v0) is drawn, whose third vertex is the red v0.
+        let cw = [(RED, 0, 0), (GREEN, 0, 16), (BLUE, 16, 0)];
+        // (0,0) (16,0) (0,16): cross = +256, drawn as given, blue v2.
+        let ccw = [(RED, 0, 0), (GREEN, 16, 0), (BLUE, 0, 16)];
+        // CLEARMODE 0x101 leaves the (zero) alpha/stencil byte alone.
+        let (r, b) = (0x0000_00FFu32, 0x00FF_0000u32);
+        assert_eq!(clear_triangle(true, cw), r);
+        assert_eq!(clear_triangle(true, ccw), b);
+        // Flat SHADEMODE: always the last vertex.
+        assert_eq!(clear_triangle(false, cw), b);
+        assert_eq!(clear_triangle(false, ccw), b);
     }
 }

@@ -166,6 +166,10 @@ impl Ge {
             op::TGENMATRIXDATA => {
                 let i = self.mats.tgen_index as usize;
                 if i < 12 {
+                    // [PP SoftGPU::Execute_TgenMtxData] a changed entry dirties RAST_TEX.
+                    if self.mats.tgen[i].to_bits() != float24(arg).to_bits() {
+                        self.draw.raster_dirty = true;
+                    }
                     self.mats.tgen[i] = float24(arg);
                 }
                 self.mats.tgen_index = (self.mats.tgen_index + 1) & 0xF;
@@ -180,6 +184,9 @@ impl Ge {
         self.regs.set(cmd, arg);
         if prev != arg & 0x00FF_FFFF {
             self.draw.state_dirty = true;
+            if raster_state_register(cmd, prev ^ arg) {
+                self.draw.raster_dirty = true;
+            }
             self.on_register_change(cmd);
         }
         Ok(())
@@ -216,6 +223,8 @@ impl Ge {
         self.mem.read_wrapping(addr, &mut tmp[..bytes]);
         self.clut[..bytes].copy_from_slice(&tmp[..bytes]);
         self.draw.state_dirty = true;
+        // [PP SoftGPU::Execute_LoadClut] always dirties SAMPLER_CLUT.
+        self.draw.raster_dirty = true;
     }
 
     /// Run the display list at `start` until FINISH+END, a suspending SIGNAL+END, the
@@ -309,6 +318,67 @@ impl Ge {
             prev_word = word;
             pc = next;
         }
+    }
+}
+
+/// Registers whose change dirties PPSSPP's pixel, sampler or rasterizer state, starting a
+/// new rasterizer state at the next PRIM [PP `SoftGpu.cpp` softgpuCmdInfo PIXEL_*, SAMPLER_*,
+/// RAST_* flags; `Execute_VertexType` for the through-mode bit]. `diff`: changed bits.
+fn raster_state_register(cmd: u8, diff: u32) -> bool {
+    match cmd {
+        op::VERTEXTYPE => diff & (1 << 23) != 0,
+        c if (op::TEXADDR0..op::TEXADDR0 + 8).contains(&c)
+            || (op::TEXBUFWIDTH0..op::TEXBUFWIDTH0 + 8).contains(&c)
+            || (op::TEXSIZE0..op::TEXSIZE0 + 8).contains(&c)
+            || (op::DITH0..op::DITH0 + 4).contains(&c) =>
+        {
+            true
+        }
+        op::FRAMEBUFWIDTH
+        | op::FRAMEBUFPIXFORMAT
+        | op::ZBUFWIDTH
+        | op::FOGCOLOR
+        | op::CLEARMODE
+        | op::TEXTUREMAPENABLE
+        | op::FOGENABLE
+        | op::TEXMODE
+        | op::SHADEMODE
+        | op::TEXFUNC
+        | op::COLORTEST
+        | op::ALPHATESTENABLE
+        | op::COLORTESTENABLE
+        | op::COLORTESTMASK
+        | op::TEXFILTER
+        | op::TEXWRAP
+        | op::ALPHATEST
+        | op::COLORREF
+        | op::TEXENVCOLOR
+        | op::DITHERENABLE
+        | op::STENCILOP
+        | op::STENCILTEST
+        | op::STENCILTESTENABLE
+        | op::ALPHABLENDENABLE
+        | op::BLENDMODE
+        | op::BLENDFIXEDA
+        | op::BLENDFIXEDB
+        | op::MASKRGB
+        | op::MASKALPHA
+        | op::ZTEST
+        | op::ZTESTENABLE
+        | op::ZWRITEDISABLE
+        | op::LOGICOP
+        | op::LOGICOPENABLE
+        | op::TEXMAPMODE
+        | op::TEXFORMAT
+        | op::TEXLEVEL
+        | op::TEXLODSLOPE
+        | op::CLUTFORMAT
+        | op::ANTIALIASENABLE
+        | op::OFFSETX
+        | op::OFFSETY
+        | op::MINZ
+        | op::MAXZ => true,
+        _ => false,
     }
 }
 

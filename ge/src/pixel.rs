@@ -84,7 +84,7 @@ impl Compare {
     /// applied to the stencil test, which compares `ref OP value`: there it changes results
     /// (stencil GREATER with ref 0 passes every non-zero stencil instead of nothing).
     /// Kept because the references were made by PPSSPP. guess: hardware does not do this.
-    fn optimize_ref_byte(self, reference: u8) -> Compare {
+    pub(crate) fn optimize_ref_byte(self, reference: u8) -> Compare {
         match (self, reference) {
             (Compare::Greater, 0) | (Compare::Less, 0xFF) => Compare::NotEqual,
             (Compare::GreaterEqual, 0) | (Compare::LessEqual, 0xFF) => Compare::Always,

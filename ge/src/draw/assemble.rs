@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::{BinnedPrim, DrawState, Shape};
+use super::{optimize, BinnedPrim, DrawState, Shape};
 use crate::bin::Binner;
 use crate::clip::{self, CullMode};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
@@ -46,6 +46,7 @@ impl AsmVertex {
 pub struct Sink<'a> {
     pub binner: &'a mut Binner<BinnedPrim>,
     pub tasks: &'a mut super::TaskState,
+    pub drainer: &'a mut optimize::Drainer,
     pub state: Arc<DrawState>,
     pub ts: &'a TransformState,
 }
@@ -71,14 +72,19 @@ impl Sink<'_> {
         if r.is_empty() {
             return;
         }
-        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape, tasks: None });
+        // [PP `BinManager::Add*`]: drain a full queue first, then record the vertex facts.
+        if self.drainer.queued(self.binner) >= optimize::QUEUE_DRAIN_AT {
+            self.drainer.drain(self.binner);
+        }
+        self.state.opt_cell.add(optimize::shape_flags(&shape, self.state.opt_in.shade_gouraud));
+        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape, tasks: None, opt: 0 });
         self.tasks.push(self.binner, &r);
     }
 
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize) {
         let mut out = Vec::with_capacity(4);
-        let flat = self.state.flat;
+        let flat = self.state.flat_provoking;
         if self.through() {
             let s = [v[0].screen, v[1].screen, v[2].screen];
             clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, &mut out);
