@@ -324,12 +324,15 @@ impl Ge {
         ts: &TransformState,
         through: bool,
     ) {
-        let state = self.current_state(through);
         // [PP `PixelJitCache::GetSingle`, `SamplerJitCache`] a function not compiled yet
-        // flushes the bins first (see [`tasks`]).
+        // flushes the bins first (see [`tasks`]). This happens while PPSSPP creates the
+        // new state, which that drain must not optimize yet [PP
+        // `BinManager::OptimizePendingStates` `creatingState_`], so flush before the state
+        // is registered.
         if self.draw.tasks.model.update_state(&self.regs, through) {
             self.flush();
         }
+        let state = self.current_state(through);
         let target = fb_target(&self.regs);
         if self.draw.target != Some(target) {
             self.flush();
