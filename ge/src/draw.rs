@@ -18,6 +18,7 @@
 mod assemble;
 mod bbox;
 mod curve;
+mod jit;
 
 use std::sync::Arc;
 
@@ -40,6 +41,7 @@ pub const BAND_ROWS: i32 = 16;
 
 /// Everything the rasterizer and the fragment stages need for one draw; shared by all
 /// primitives binned while it is current.
+#[derive(Clone)]
 pub struct DrawState {
     pub pixel: PixelState,
     /// `None` when texturing is off (or in clear mode, which never textures).
@@ -144,6 +146,10 @@ pub struct DrawContext {
     pub trace_pixel: Option<(i32, i32)>,
     /// PRIM commands seen (numbers draws in traces).
     pub draw_count: u64,
+    /// Which of PPSSPP's sampler functions were compiled ([`jit`]).
+    jit: jit::JitCache,
+    /// `state` with PPSSPP's C++ fallback sampler, built on demand.
+    fallback_state: Option<Arc<DrawState>>,
 }
 
 impl Default for DrawContext {
@@ -158,6 +164,8 @@ impl Default for DrawContext {
             pool: None,
             trace_pixel: None,
             draw_count: 0,
+            jit: jit::JitCache::default(),
+            fallback_state: None,
         }
     }
 }
@@ -185,7 +193,9 @@ impl Ge {
         let mut s = DrawState::decode(&self.regs, &self.mats, &self.clut, through);
         s.trace = self.draw.trace_pixel;
         s.draw = self.draw.draw_count;
+        self.draw.jit.state_created(&s);
         let s = Arc::new(s);
+        self.draw.fallback_state = None;
         self.draw.state = Some(s.clone());
         self.draw.state_dirty = false;
         s
@@ -251,8 +261,16 @@ impl Ge {
             self.draw.target = Some(target);
         }
         let ctx = &mut self.draw;
-        let mut sink = assemble::Sink { binner: &mut ctx.binner, state, ts };
+        let mut sink = assemble::Sink {
+            binner: &mut ctx.binner,
+            state,
+            ts,
+            jit: &mut ctx.jit,
+            fallback_state: &mut ctx.fallback_state,
+            pending: Vec::new(),
+        };
         ctx.asm.submit(prim, verts, cull, &mut sink);
+        sink.finish();
     }
 
     pub(crate) fn immediate_vertex(&mut self, _arg: u32) {}
@@ -263,6 +281,7 @@ impl Ge {
             return;
         }
         let Some(target) = self.draw.target else { return };
+        self.draw.jit.flushed();
         let pool = self.draw.pool.clone();
         self.draw.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
     }
