@@ -20,8 +20,9 @@
 mod assemble;
 mod bbox;
 mod curve;
-mod tasks;
+mod jit;
 mod optimize;
+mod tasks;
 
 use std::sync::Arc;
 
@@ -44,6 +45,7 @@ pub const BAND_ROWS: i32 = 16;
 
 /// Everything the rasterizer and the fragment stages need for one draw; shared by all
 /// primitives binned while it is current.
+#[derive(Clone)]
 pub struct DrawState {
     pub pixel: PixelState,
     /// `None` when texturing is off (or in clear mode, which never textures).
@@ -211,6 +213,10 @@ pub struct DrawContext {
     pub trace_pixel: Option<(i32, i32)>,
     /// PRIM commands seen (numbers draws in traces).
     pub draw_count: u64,
+    /// Which of PPSSPP's sampler functions were compiled ([`jit`]).
+    jit: jit::JitCache,
+    /// `state` with PPSSPP's C++ fallback sampler, built on demand.
+    fallback_state: Option<Arc<DrawState>>,
 }
 
 impl Default for DrawContext {
@@ -228,6 +234,8 @@ impl Default for DrawContext {
             pool: None,
             trace_pixel: None,
             draw_count: 0,
+            jit: jit::JitCache::default(),
+            fallback_state: None,
         }
     }
 }
@@ -261,7 +269,9 @@ impl Ge {
                 s.opt_cell = prev.opt_cell.clone();
             }
         }
+        self.draw.jit.state_created(&s);
         let s = Arc::new(s);
+        self.draw.fallback_state = None;
         if new_cell {
             self.draw.drainer.push_state(&s);
         }
@@ -339,8 +349,18 @@ impl Ge {
             self.draw.target = Some(target);
         }
         let ctx = &mut self.draw;
-        let mut sink = assemble::Sink { binner: &mut ctx.binner, tasks: &mut ctx.tasks, drainer: &mut ctx.drainer, state, ts };
+        let mut sink = assemble::Sink {
+            binner: &mut ctx.binner,
+            tasks: &mut ctx.tasks,
+            drainer: &mut ctx.drainer,
+            state,
+            ts,
+            jit: &mut ctx.jit,
+            fallback_state: &mut ctx.fallback_state,
+            pending: Vec::new(),
+        };
         ctx.asm.submit(prim, verts, cull, &mut sink);
+        sink.finish();
     }
 
     pub(crate) fn immediate_vertex(&mut self, _arg: u32) {}
@@ -363,6 +383,7 @@ impl Ge {
             return;
         }
         let Some(target) = self.draw.target else { return };
+        self.draw.jit.flushed();
         let pool = self.draw.pool.clone();
         self.draw.drainer.drain(&mut self.draw.binner);
         self.draw.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);

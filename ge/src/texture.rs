@@ -107,6 +107,9 @@ pub struct TextureState {
     pub func: TexFuncState,
     /// Through mode: fragment s, t are texels and are divided by the level-0 size here.
     pub through: bool,
+    /// Sample bilinear coordinates like PPSSPP's C++ fallback sampler (set by the draw
+    /// stage when PPSSPP would not have a compiled sampler; see `draw/jit.rs`).
+    pub cpp_sampler: bool,
     /// Factors that turn fragment s, t into normalised coordinates.
     s_scale: f32,
     t_scale: f32,
@@ -173,6 +176,7 @@ impl TextureState {
                 env: regs.rgb(op::TEXENVCOLOR),
             },
             through,
+            cpp_sampler: false,
             // "For levels > 0, mipmapping is always based on level 0" [PP DrawTriangleSlice].
             s_scale: if through { 1.0 / w0 } else { 1.0 },
             t_scale: if through { 1.0 / h0 } else { 1.0 },
@@ -224,8 +228,8 @@ impl TextureState {
                 self.clut_index,
                 clut_level,
             ),
-            u: Axis::new(info.width, self.clamp_s),
-            v: Axis::new(info.height, self.clamp_t),
+            u: Axis::new(info.width, self.clamp_s).with_cpp_fallback(self.cpp_sampler),
+            v: Axis::new(info.height, self.clamp_t).with_cpp_fallback(self.cpp_sampler),
         }
     }
 }

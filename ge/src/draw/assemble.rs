@@ -49,6 +49,11 @@ pub struct Sink<'a> {
     pub drainer: &'a mut optimize::Drainer,
     pub state: Arc<DrawState>,
     pub ts: &'a TransformState,
+    pub jit: &'a mut super::jit::JitCache,
+    /// Cache of `state` with the C++ fallback sampler (see [`super::jit`]).
+    pub fallback_state: &'a mut Option<Arc<DrawState>>,
+    /// Shapes of the current PRIM, binned by [`Sink::finish`].
+    pub pending: Vec<Shape>,
 }
 
 impl Sink<'_> {
@@ -61,14 +66,57 @@ impl Sink<'_> {
         DetectState { through: st.through, textured: st.texture.is_some(), depth_matters: st.depth_matters, fog: st.fog }
     }
 
-    /// Bin a shape whose bounds meet the scissor [PP `BinManager::Add*` range check].
+    /// Queue a shape; [`Sink::finish`] bins the PRIM's shapes.
     fn push(&mut self, shape: Shape) {
+        self.pending.push(shape);
+    }
+
+    /// Bin the PRIM's shapes under the sampler PPSSPP would run for each ([`super::jit`]).
+    pub fn finish(&mut self) {
+        let shapes = std::mem::take(&mut self.pending);
+        let flat = self.state.flat;
+        let mut counted = Vec::with_capacity(shapes.len() * 3);
+        let mut rect_v1 = Vec::with_capacity(shapes.len());
+        for shape in &shapes {
+            // The colours `CalculateRasterStateFlags` looks at; rectangles also get
+            // `DrawRectangle`'s flat re-optimization.
+            let (vs, v1): (&[ScreenVertex], _) = match shape {
+                Shape::Triangle(v) => (if flat { &v[2..] } else { &v[..] }, None),
+                Shape::Rectangle(v) => (&v[1..], Some(v[1].color0)),
+                Shape::Sprite(v) | Shape::ClearRect(v) => (&v[1..], None),
+                Shape::Line(v) => (if flat { &v[1..] } else { &v[..] }, None),
+                Shape::Point(v) => (std::slice::from_ref(v), None),
+            };
+            counted.extend(vs.iter().map(|v| v.color0));
+            rect_v1.push(v1);
+        }
+        let fallback = self.jit.fallbacks(&self.state, &counted, &rect_v1);
+        for (shape, fb) in shapes.into_iter().zip(fallback) {
+            let state = if fb {
+                self.fallback_state
+                    .get_or_insert_with(|| {
+                        let mut s = (*self.state).clone();
+                        if let Some(t) = s.texture.as_mut() {
+                            t.cpp_sampler = true;
+                        }
+                        Arc::new(s)
+                    })
+                    .clone()
+            } else {
+                self.state.clone()
+            };
+            self.bin(state, shape);
+        }
+    }
+
+    /// Bin a shape whose bounds meet the scissor [PP `BinManager::Add*` range check].
+    fn bin(&mut self, state: Arc<DrawState>, shape: Shape) {
         let b = match &shape {
             Shape::Triangle(v) => raster::bounds(v),
             Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) | Shape::Line(v) => raster::bounds(v),
             Shape::Point(v) => raster::bounds(std::slice::from_ref(v)),
         };
-        let r: ClipRect = b.intersect(&self.state.scissor);
+        let r: ClipRect = b.intersect(&state.scissor);
         if r.is_empty() {
             return;
         }
@@ -76,8 +124,8 @@ impl Sink<'_> {
         if self.drainer.queued(self.binner) >= optimize::QUEUE_DRAIN_AT {
             self.drainer.drain(self.binner);
         }
-        self.state.opt_cell.add(optimize::shape_flags(&shape, self.state.opt_in.shade_gouraud));
-        self.binner.push(r, BinnedPrim { state: self.state.clone(), shape, tasks: None, opt: 0 });
+        state.opt_cell.add(optimize::shape_flags(&shape, state.opt_in.shade_gouraud));
+        self.binner.push(r, BinnedPrim { state, shape, tasks: None, opt: 0 });
         self.tasks.push(self.binner, &r);
     }
 

@@ -6,7 +6,9 @@
 //! * Bilinear: `U = cvt(s·(w·256)) − 128` where the conversion **rounds to nearest even**
 //!   (x86 `CVTPS2DQ` under the default MXCSR), 4-bit weight `(U >> 4) & 15`, texels
 //!   `U >> 8` and `U >> 8 + 1` [PP SamplerX86.cpp Jit_GetTexelCoordsQuad]. PPSSPP's C++
-//!   fallback truncates instead; the references were made by the JIT.
+//!   fallback `SampleLinear` truncates instead ([PP Sampler.cpp GetTexelCoordinatesQuadS/T]
+//!   `(int)(s * w * 256)`); it runs when a sampler was not compiled yet
+//!   ([`Axis::cpp_fallback`], decided in `draw/jit.rs`).
 //! * Out-of-range and NaN conversions give `i32::MIN`, like the SSE instructions.
 //! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
 //!   exceed 511 [HW textures/size; PP constMaxTexel32_].
@@ -49,6 +51,9 @@ pub struct Axis {
     /// `(size − 1) & 511`: the wrap mask and the clamp bound.
     pub max: i32,
     pub clamp: bool,
+    /// Bilinear coordinates as PPSSPP's C++ `SampleLinear` computes them (truncation)
+    /// instead of the JIT's round-to-nearest.
+    pub cpp_fallback: bool,
 }
 
 impl Axis {
@@ -57,7 +62,14 @@ impl Axis {
             scale: (size << 8) as f32,
             max: (size.wrapping_sub(1) & 511) as i32,
             clamp,
+            cpp_fallback: false,
         }
+    }
+
+    /// The same axis sampled by PPSSPP's C++ fallback sampler when `on`.
+    pub fn with_cpp_fallback(mut self, on: bool) -> Axis {
+        self.cpp_fallback = on;
+        self
     }
 
     #[inline]
@@ -78,7 +90,13 @@ impl Axis {
     /// Bilinear: (first texel, second texel, 4-bit weight of the second).
     #[inline]
     pub fn linear(&self, s: f32) -> (u32, u32, u32) {
-        let x = cvt_rne(s * self.scale).wrapping_sub(128);
+        let scaled = s * self.scale;
+        let x = if self.cpp_fallback {
+            cvtt(scaled)
+        } else {
+            cvt_rne(scaled)
+        }
+        .wrapping_sub(128);
         let i = x >> 8;
         (self.fix(i), self.fix(i.wrapping_add(1)), ((x >> 4) & 15) as u32)
     }
@@ -177,6 +195,21 @@ mod tests {
         assert_eq!(Axis::new(1024, true).nearest(0.9), 511);
         assert_eq!(Axis::new(1024, false).nearest(0.9), 409);
         assert_eq!(Axis::new(1 << 15, false).max, 511);
+    }
+
+    #[test]
+    fn cpp_fallback_truncates_bilinear() {
+        // Patlabor draw 51, row 24: t = 0.047601752 on a 256-texel axis. t·65536 = 3119.63:
+        // the JIT rounds to 3120 → U = 2992 (texel 11, weight 11); C++ truncates to 3119
+        // → U = 2991 (texel 11, weight 10).
+        let a = Axis::new(256, true);
+        assert_eq!(a.linear(0.047601752), (11, 12, 11));
+        assert_eq!(a.with_cpp_fallback(true).linear(0.047601752), (11, 12, 10));
+        // Negative coordinates truncate toward zero: s·65536 = -0.6 → 0 (C++) vs -1 (JIT),
+        // so U = -128 (weight 8) vs -129 (weight 7); both texels clamp to 0.
+        let s = -0.6 / 65536.0;
+        assert_eq!(a.with_cpp_fallback(true).linear(s), (0, 0, 8));
+        assert_eq!(a.linear(s), (0, 0, 7));
         assert_eq!(Axis::new(512, true).nearest(0.9999), 511);
         assert_eq!(Axis::new(512, false).nearest(1.5), 256);
     }
