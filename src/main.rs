@@ -1,1 +1,59 @@
-fn main() {}
+//! `psprender`: command-line front end of the PSP GE model.
+//!
+//! Each subcommand is one variant of [`Command`] holding its clap `Args`, and one `run`
+//! function in `cli::<name>` returning the process exit code; adding a subcommand means
+//! adding both.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "psprender", version, about = "Bit-exact software model of the PSP GE")]
+struct Cli {
+    /// More log output (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Render the built-in demo scene (no input files) to a PNG.
+    Demo(cli::demo::Args),
+    /// Replay a PPSSPP frame dump (.ppdmp or .zip) and save or compare its screenshot.
+    Replay(cli::replay::Args),
+    /// Replay every dump in a directory against its reference image.
+    Frametests(cli::frametests::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.verbose);
+    let result = match cli.command {
+        Command::Demo(args) => cli::demo::run(args),
+        Command::Replay(args) => cli::replay::run(args),
+        Command::Frametests(args) => cli::frametests::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

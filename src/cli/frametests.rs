@@ -1,0 +1,310 @@
+//! `psprender frametests DIR`: replay every dump under DIR and score it against its
+//! reference like PPSSPP's `frametests.py` + headless comparer (ppdmp-format.md §8.4, §9).
+//!
+//! Discovery walks DIR recursively (skipping dot-directories) for `.ppdmp` and `.zip`
+//! files. The reference of `NAME.zip` / `NAME.ppdmp` is, first match wins:
+//!
+//! | file | corpus | family |
+//! |---|---|---|
+//! | `NAME.ref.png` | real-game frame tests | `frametests` |
+//! | `NAME.hardware.png` | pspautotests on real hardware | test group, e.g. `primitives` |
+//! | `NAME.png` | synthetic scenes | prefix, e.g. `a_vertex` |
+
+use super::{differing_pixels, load_reference, render_dump};
+use anyhow::Context;
+use ge::display::{diff_image, mse};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Directory with dumps and references (searched recursively).
+    pub dir: PathBuf,
+    /// Highest MSE that passes (PPSSPP's CI uses 0.1; the aim is 0).
+    #[arg(long, default_value_t = 0.1)]
+    pub max_mse: f64,
+    /// Only run dumps whose name contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Save each screenshot as NAME.png, and NAME.diff.png where it differs.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print machine-readable JSON on stdout instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Dumps replayed in parallel (default: all cores).
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+}
+
+/// One dump to run.
+struct Case {
+    name: String,
+    family: String,
+    dump: PathBuf,
+    reference: Option<PathBuf>,
+}
+
+/// Outcome of one dump.
+struct Outcome {
+    name: String,
+    family: String,
+    mse: Option<f64>,
+    pixels: Option<u32>,
+    pass: bool,
+    ms: f64,
+    error: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut cases = discover(&args.dir)?;
+    if let Some(f) = &args.filter {
+        cases.retain(|c| c.name.contains(f.as_str()));
+    }
+    if cases.is_empty() {
+        anyhow::bail!("no .ppdmp or .zip dumps found in {}", args.dir.display());
+    }
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    }
+    let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(cases.len() as u64) };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        cases
+            .par_iter()
+            .map(|c| {
+                let o = run_case(c, &args);
+                bar.set_message(c.name.clone());
+                bar.inc(1);
+                o
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    if args.json {
+        print!("{}", to_json(&outcomes, args.max_mse));
+    } else {
+        print!("{}", tables(&outcomes, args.max_mse));
+    }
+    Ok(if outcomes.iter().all(|o| o.pass) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn run_case(c: &Case, args: &Args) -> Outcome {
+    let start = std::time::Instant::now();
+    let result = (|| -> anyhow::Result<(f64, u32)> {
+        let img = render_dump(&c.dump)?;
+        if let Some(out) = &args.out {
+            img.save_png(out.join(format!("{}.png", c.name)))?;
+        }
+        let reference = c.reference.as_ref().context("no reference image (NAME.ref.png, NAME.hardware.png or NAME.png)")?;
+        let reference = load_reference(reference)?;
+        let score = mse(&img, &reference);
+        let pixels = differing_pixels(&img, &reference);
+        if let (Some(out), true) = (&args.out, pixels > 0) {
+            diff_image(&img, &reference).save_png(out.join(format!("{}.diff.png", c.name)))?;
+        }
+        Ok((score, pixels))
+    })();
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    let (mse, pixels, error) = match result {
+        Ok((m, p)) => (Some(m), Some(p), None),
+        Err(e) => (None, None, Some(format!("{e:#}"))),
+    };
+    Outcome {
+        name: c.name.clone(),
+        family: c.family.clone(),
+        pass: mse.is_some_and(|m| m <= args.max_mse),
+        mse,
+        pixels,
+        ms,
+        error,
+    }
+}
+
+/// File name without a trailing `.zip`, then without a trailing `.ppdmp`, both
+/// case-insensitive (frametests.py naming, §9 item 3).
+fn base_name(file: &str) -> Option<&str> {
+    let strip = |s: &'static str, f: &str| -> Option<usize> {
+        (f.len() >= s.len() && f.is_char_boundary(f.len() - s.len()) && f[f.len() - s.len()..].eq_ignore_ascii_case(s))
+            .then(|| f.len() - s.len())
+    };
+    let mut end = file.len();
+    let mut matched = false;
+    if let Some(e) = strip(".zip", file) {
+        end = e;
+        matched = true;
+    }
+    if let Some(e) = strip(".ppdmp", &file[..end]) {
+        end = e;
+        matched = true;
+    }
+    matched.then(|| &file[..end])
+}
+
+fn discover(dir: &Path) -> anyhow::Result<Vec<Case>> {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    files.sort();
+    let mut cases = Vec::new();
+    for dump in files {
+        let Some(file) = dump.file_name().and_then(|f| f.to_str()) else { continue };
+        let Some(name) = base_name(file) else { continue };
+        let name = name.to_string();
+        let parent = dump.parent().unwrap_or(dir);
+        let candidates = [
+            (format!("{name}.ref.png"), "frametests".to_string()),
+            (format!("{name}.hardware.png"), name.split('-').next().unwrap_or(&name).to_string()),
+            (format!("{name}.png"), synthetic_family(&name)),
+        ];
+        let found = candidates.iter().find(|(f, _)| parent.join(f).is_file());
+        let (reference, family) = match found {
+            Some((f, fam)) => (Some(parent.join(f)), fam.clone()),
+            None => (None, "unknown".to_string()),
+        };
+        cases.push(Case { name, family, dump, reference });
+    }
+    Ok(cases)
+}
+
+/// `a_vertex_000001` → `a_vertex`: the name without its trailing `_digits`.
+fn synthetic_family(name: &str) -> String {
+    match name.rsplit_once('_') {
+        Some((prefix, digits)) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => prefix.to_string(),
+        _ => name.to_string(),
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if entry.file_type()?.is_dir() {
+            if !name.starts_with('.') {
+                walk(&path, out)?;
+            }
+        } else if base_name(&name).is_some() {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn fmt_mse(m: Option<f64>) -> String {
+    match m {
+        Some(m) => format!("{m:.4}"),
+        None => "-".to_string(),
+    }
+}
+
+fn tables(outcomes: &[Outcome], max_mse: f64) -> String {
+    let mut s = String::new();
+    let w = outcomes.iter().map(|o| o.name.len()).max().unwrap_or(4).max(4);
+    let _ = writeln!(s, "{:<w$}  {:>10}  {:>7}  {:>6}  {:>8}", "name", "MSE", "pixels", "result", "ms");
+    for o in outcomes {
+        let result = if o.pass { "pass" } else { "FAIL" };
+        let pixels = o.pixels.map_or("-".to_string(), |p| p.to_string());
+        let _ = writeln!(s, "{:<w$}  {:>10}  {:>7}  {:>6}  {:>8.1}", o.name, fmt_mse(o.mse), pixels, result, o.ms);
+        if let Some(e) = &o.error {
+            let _ = writeln!(s, "    error: {e}");
+        }
+    }
+    let _ = writeln!(s, "\n{:<16}  {:>5}  {:>6}  {:>9}", "family", "tests", "MSE 0", format!("<= {max_mse}"));
+    for (fam, (n, exact, pass)) in families(outcomes) {
+        let _ = writeln!(s, "{fam:<16}  {n:>5}  {exact:>6}  {pass:>9}");
+    }
+    let passed = outcomes.iter().filter(|o| o.pass).count();
+    let _ = writeln!(s, "\n{passed}/{} passed (MSE <= {max_mse})", outcomes.len());
+    s
+}
+
+/// family → (tests, exact matches, passes).
+fn families(outcomes: &[Outcome]) -> BTreeMap<&str, (usize, usize, usize)> {
+    let mut m = BTreeMap::new();
+    for o in outcomes {
+        let e = m.entry(o.family.as_str()).or_insert((0, 0, 0));
+        e.0 += 1;
+        e.1 += usize::from(o.mse == Some(0.0));
+        e.2 += usize::from(o.pass);
+    }
+    m
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_num(m: Option<f64>) -> String {
+    match m {
+        Some(m) if m.is_finite() => format!("{m}"),
+        _ => "null".to_string(),
+    }
+}
+
+fn to_json(outcomes: &[Outcome], max_mse: f64) -> String {
+    let mut s = format!("{{\"max_mse\":{},\"results\":[", json_num(Some(max_mse)));
+    for (i, o) in outcomes.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(
+            s,
+            "{{\"name\":{},\"family\":{},\"mse\":{},\"pixels\":{},\"pass\":{},\"ms\":{:.3},\"error\":{}}}",
+            json_str(&o.name),
+            json_str(&o.family),
+            json_num(o.mse),
+            o.pixels.map_or("null".to_string(), |p| p.to_string()),
+            o.pass,
+            o.ms,
+            o.error.as_deref().map_or("null".to_string(), json_str)
+        );
+    }
+    s.push_str("],\"families\":{");
+    for (i, (fam, (n, exact, pass))) in families(outcomes).into_iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{}:{{\"tests\":{n},\"exact\":{exact},\"pass\":{pass}}}", json_str(fam));
+    }
+    let passed = outcomes.iter().filter(|o| o.pass).count();
+    let _ = writeln!(s, "}},\"passed\":{passed},\"total\":{}}}", outcomes.len());
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_families() {
+        assert_eq!(base_name("10914 Sengoku Cannon issue DUMP.ZIP"), Some("10914 Sengoku Cannon issue DUMP"));
+        assert_eq!(base_name("x_0001.ppdmp.zip"), Some("x_0001"));
+        assert_eq!(base_name("a.PPDMP"), Some("a"));
+        assert_eq!(base_name("a.png"), None);
+        assert_eq!(synthetic_family("a_vertex_000001"), "a_vertex");
+        assert_eq!(synthetic_family("weird"), "weird");
+        assert_eq!(json_str("a\"b\\\n"), "\"a\\\"b\\\\\\u000a\"");
+    }
+}

@@ -1,0 +1,52 @@
+//! Subcommands and what they share: replaying a dump file into a screenshot.
+
+pub mod demo;
+pub mod frametests;
+pub mod replay;
+
+use anyhow::Context;
+use ge::display::Image;
+use ge::dump::{self, Dump};
+use std::path::Path;
+
+/// Replay the dump at `path` on a fresh GE and capture its display (ppdmp-format.md §6.6).
+pub fn render_dump(path: &Path) -> anyhow::Result<Image> {
+    render_dump_traced(path, None)
+}
+
+/// [`render_dump`], optionally reporting every fragment drawn at one pixel to stderr.
+pub fn render_dump_traced(path: &Path, trace: Option<(i32, i32)>) -> anyhow::Result<Image> {
+    let dump = Dump::open(path)?;
+    let mut ge = ge::Ge::new();
+    ge.draw.trace_pixel = trace;
+    let disp = dump::replay(&dump, &mut ge).map_err(|e| e.in_file(path))?;
+    tracing::info!(
+        file = %path.display(),
+        version = dump.version,
+        game = %dump.game_id,
+        records = dump.records.len(),
+        pushbuf = dump.pushbuf.len(),
+        screen = ?disp,
+        "replayed"
+    );
+    Ok(disp.capture(&ge.mem))
+}
+
+/// Load a reference image (PNG, or BMP as PPSSPP reads it).
+pub fn load_reference(path: &Path) -> anyhow::Result<Image> {
+    Image::load(path).with_context(|| format!("reference {}", path.display()))
+}
+
+/// Number of screen pixels (480×272) whose R, G or B differ.
+pub fn differing_pixels(a: &Image, b: &Image) -> u32 {
+    use ge::display::{SCREEN_H, SCREEN_W};
+    let mut n = 0;
+    for y in 0..SCREEN_H {
+        for x in 0..SCREEN_W {
+            if a.get(x, y)[..3] != b.get(x, y)[..3] {
+                n += 1;
+            }
+        }
+    }
+    n
+}
