@@ -211,7 +211,12 @@ pub fn clamp_fog(f: f32) -> u8 {
 /// and depth this way ([PP `Rasterizer.cpp` `InterpolateI`], [PP `Math3D.h` `Vec4::Cast`]).
 #[inline]
 fn cvt_round(x: f32) -> i32 {
-    if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+    // Below 2^22 in magnitude, adding and removing 1.5·2^23 rounds half-to-even exactly in
+    // f32 and avoids a libm `rintf` call on targets without SSE4.1.
+    const MAGIC: f32 = 12_582_912.0;
+    if x.abs() < 4_194_304.0 {
+        ((x + MAGIC) - MAGIC) as i32
+    } else if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
         x.round_ties_even() as i32
     } else {
         i32::MIN

@@ -47,7 +47,15 @@ impl Ge {
             }
             params.max_index = Some(max);
         }
-        let decoded = vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &dp, &mut self.draw.persist)?;
+        let decoded = vertex::decode_draw(
+            &self.mem,
+            &layout,
+            self.vaddr,
+            self.iaddr,
+            count,
+            &dp,
+            &mut self.draw.persist,
+        )?;
         self.vaddr = decoded.vaddr;
         self.iaddr = decoded.iaddr;
         if vtype.position == NumFormat::None {
@@ -71,11 +79,13 @@ impl Ge {
         }
         let out_type = tessellated_type(&vtype);
         let ts_out = TransformState::decode(&self.regs, &self.mats, &out_type);
+        // Transform each tessellated vertex once, then expand the indices (the transform is
+        // a pure function of the vertex, so sharing it changes no bit).
+        let unique: Vec<AsmVertex> = tess.vertices.iter().map(|v| AsmVertex::new(&ts_out, v)).collect();
         let verts: Vec<AsmVertex> = tess
             .indices
             .iter()
-            .filter_map(|&i| tess.vertices.get(i as usize))
-            .map(|v| AsmVertex::new(&ts_out, v))
+            .filter_map(|&i| unique.get(i as usize).copied())
             .collect();
         let cull = CullMode::decode(&self.regs);
         self.submit_assembled(tess.prim, &verts, cull, &ts_out, vtype.through);

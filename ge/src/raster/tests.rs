@@ -431,6 +431,35 @@ fn fog_clamp_and_rounding_helpers() {
     assert_eq!(cvt_round(2.5), 2);
     assert_eq!(cvt_round(3.5), 4);
     assert_eq!(cvt_round(f32::NAN), i32::MIN);
+    // The magic-number fast path agrees with cvtps2dq's round-half-even everywhere.
+    let mut bits = 0x9E37_79B9u32;
+    for i in 0..200_000u32 {
+        bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let x = if i % 2 == 0 {
+            f32::from_bits(bits)
+        } else {
+            (bits as i32 as f32) / 512.0
+        };
+        let want = if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+            x.round_ties_even() as i32
+        } else {
+            i32::MIN
+        };
+        assert_eq!(cvt_round(x), want, "{x}");
+    }
+    for x in [
+        0.5f32,
+        1.5,
+        -0.5,
+        -1.5,
+        4_194_303.5,
+        -4_194_303.5,
+        4_194_304.5,
+        8_388_607.5,
+        -0.0,
+    ] {
+        assert_eq!(cvt_round(x), x.round_ties_even() as i32, "{x}");
+    }
     assert_eq!(
         bounds(&[sv(17, -1), sv(100, 40)]),
         ClipRect {
