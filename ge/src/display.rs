@@ -312,6 +312,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::unusual_byte_groupings)] // grouped as the 5-6-5 fields
     fn expansion_replicates_bits() {
         // 565: R=31, G=0, B=16 → 255, 0, (16<<3)|(16>>2) = 132.
         assert_eq!(expand16(0b10000_000000_11111, 0), [255, 0, 132]);

@@ -188,7 +188,7 @@ impl OptInputs {
                 && src == Factor::SrcAlpha
                 && dst == Factor::InvSrcAlpha
             {
-                let could_have_zero = !(self.uses_clut && self.clut_full()) && !self.clut_non_zero();
+                let could_have_zero = (!self.uses_clut || !self.clut_full()) && !self.clut_non_zero();
                 if !self.depth_write && !self.stencil && could_have_zero {
                     opt |= ALPHATEST_ON;
                 }

@@ -252,7 +252,7 @@ fn alpha_and_color_tests() {
 fn fog_formula() {
     // c·F + fog·(255−F) + 255 >> 8: R: 200·100 + 50·155 + 255 = 28005 → 109;
     // G: 0·100 + 60·155 + 255 = 9555 → 37; B: 255·100 + 70·155 + 255 = 36605 → 142.
-    let r = regs(F8888, &[(op::FOGENABLE, 1), (op::FOGCOLOR, 0x46_3C_32)]);
+    let r = regs(F8888, &[(op::FOGENABLE, 1), (op::FOGCOLOR, 0x463C32)]);
     let st = PixelState::decode(&r, false);
     let mut t = tile(FbFormat::Rgba8888, 0, 0);
     assert_eq!(one(&st, &mut t, 0, [200, 0, 255, 9], 100).0, 0x00_8E_25_6D);
