@@ -78,7 +78,8 @@ impl Ge {
             .map(|v| AsmVertex::new(&ts_out, v))
             .collect();
         let cull = CullMode::decode(&self.regs);
-        self.submit_assembled(tess.prim, &verts, cull, &ts_out, vtype.through);
+        let prim = tess.prim;
+        self.with_sink(&ts_out, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
         Ok(())
     }
 }
