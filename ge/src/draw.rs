@@ -20,6 +20,7 @@
 mod assemble;
 mod bbox;
 mod curve;
+mod immediate;
 mod jit;
 mod optimize;
 mod tasks;
@@ -217,6 +218,8 @@ pub struct DrawContext {
     jit: jit::JitCache,
     /// `state` with PPSSPP's C++ fallback sampler, built on demand.
     fallback_state: Option<Arc<DrawState>>,
+    /// Immediate-mode vertex buffer ([`immediate`]).
+    imm: immediate::ImmState,
 }
 
 impl Default for DrawContext {
@@ -236,6 +239,7 @@ impl Default for DrawContext {
             draw_count: 0,
             jit: jit::JitCache::default(),
             fallback_state: None,
+            imm: immediate::ImmState::default(),
         }
     }
 }
@@ -321,18 +325,18 @@ impl Ge {
         let verts: Vec<assemble::AsmVertex> =
             decoded.vertices.iter().map(|v| assemble::AsmVertex::new(&ts, v)).collect();
         let cull = crate::clip::CullMode::decode(&self.regs);
-        self.submit_assembled(prim, &verts, cull, &ts, vtype.through);
+        self.with_sink(&ts, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
         Ok(())
     }
 
-    /// Hand transformed vertices to primitive assembly under the current state.
-    fn submit_assembled(
+    /// Run primitive assembly (`f`) under the current state; `imm`: the vertices are
+    /// immediate-mode ones with given screen positions.
+    fn with_sink(
         &mut self,
-        prim: PrimType,
-        verts: &[assemble::AsmVertex],
-        cull: crate::clip::CullMode,
         ts: &TransformState,
         through: bool,
+        imm: bool,
+        f: impl FnOnce(&mut assemble::Assembler, &mut assemble::Sink),
     ) {
         // [PP `PixelJitCache::GetSingle`, `SamplerJitCache`] a function not compiled yet
         // flushes the bins first (see [`tasks`]). This happens while PPSSPP creates the
@@ -358,12 +362,11 @@ impl Ge {
             jit: &mut ctx.jit,
             fallback_state: &mut ctx.fallback_state,
             pending: Vec::new(),
+            imm,
         };
-        ctx.asm.submit(prim, verts, cull, &mut sink);
+        f(&mut ctx.asm, &mut sink);
         sink.finish();
     }
-
-    pub(crate) fn immediate_vertex(&mut self, _arg: u32) {}
 
     /// [PP `GPUCommon::SetDrawType`] (curves and immediate primitives only): a change
     /// between triangle-type and other primitives flushes the bins.

@@ -54,6 +54,12 @@ pub struct Sink<'a> {
     pub fallback_state: &'a mut Option<Arc<DrawState>>,
     /// Shapes of the current PRIM, binned by [`Sink::finish`].
     pub pending: Vec<Shape>,
+    /// Immediate-mode vertices ([`super::immediate`]): their screen positions are given,
+    /// so transform mode skips projection and clipping. PPSSPP keeps the supplied
+    /// `screenpos`, and the clip-space values it makes (x, y in pixels, z/65535 ≤ 1,
+    /// w = 1) never reach the near plane, the depth limit or the range flag
+    /// [PP `SoftwareDrawEngine::DispatchSubmitImm`, `Clipper.cpp`].
+    pub imm: bool,
 }
 
 impl Sink<'_> {
@@ -133,7 +139,7 @@ impl Sink<'_> {
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize) {
         let mut out = Vec::with_capacity(4);
         let flat = self.state.flat_provoking;
-        if self.through() {
+        if self.through() || self.imm {
             let s = [v[0].screen, v[1].screen, v[2].screen];
             clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, &mut out);
         } else {
@@ -167,7 +173,12 @@ impl Sink<'_> {
             self.push(shape);
             return;
         }
-        let Some(r) = clip::clip_rectangle(self.ts, [&a.clip, &b.clip]) else { return };
+        let r = if self.imm {
+            [a.screen, b.screen]
+        } else {
+            let Some(r) = clip::clip_rectangle(self.ts, [&a.clip, &b.clip]) else { return };
+            r
+        };
         match raster::split_rect_fog(&r) {
             Some(halves) => {
                 for h in halves {
@@ -191,7 +202,7 @@ impl Sink<'_> {
 
     /// PPSSPP `Clipper::ProcessLine`.
     fn line(&mut self, a: &AsmVertex, b: &AsmVertex) {
-        if self.through() {
+        if self.through() || self.imm {
             self.push(Shape::Line([a.screen, b.screen]));
             return;
         }
@@ -204,7 +215,7 @@ impl Sink<'_> {
 
     /// PPSSPP `Clipper::ProcessPoint`.
     fn point(&mut self, a: &AsmVertex) {
-        if self.through() {
+        if self.through() || self.imm {
             self.push(Shape::Point(a.screen));
         } else if let Some(p) = clip::clip_point(self.ts, &a.clip) {
             self.push(Shape::Point(p));
@@ -212,20 +223,46 @@ impl Sink<'_> {
     }
 }
 
-/// The assembly ring buffer (PPSSPP `data_`, `data_index_`, `prev_prim_`).
+/// The assembly ring buffer (PPSSPP `data_`, `data_index_`, `prev_prim_`, `isImmDraw_`).
 pub struct Assembler {
     data: [AsmVertex; 4],
     index: usize,
     prev: PrimType,
+    imm_draw: bool,
 }
 
 impl Default for Assembler {
     fn default() -> Self {
-        Assembler { data: [AsmVertex::default(); 4], index: 0, prev: PrimType::Points }
+        Assembler { data: [AsmVertex::default(); 4], index: 0, prev: PrimType::Points, imm_draw: false }
     }
 }
 
 impl Assembler {
+    /// One immediate-mode vertex [PP `DispatchSubmitImm`, `TransformUnit::SubmitImmVertex`]:
+    /// a fresh primitive first submits zero vertices of its type (resetting the ring);
+    /// the vertex is then stored where a PRIM of the current type would put it and a
+    /// zero-vertex continuation assembles whatever the ring now completes.
+    pub fn submit_imm(&mut self, prim: PrimType, continuation: bool, v: AsmVertex, cull: CullMode, sink: &mut Sink) {
+        if !continuation {
+            self.submit(prim, &[], cull, sink);
+        }
+        let slot = match self.prev {
+            PrimType::LineStrip => self.index & 1,
+            PrimType::TriangleStrip => self.index % 3,
+            PrimType::TriangleFan if self.index > 0 => 2 - (self.index % 2),
+            _ => self.index,
+        };
+        // The ring holds four entries; PPSSPP's points/lines/triangles/rectangles reset
+        // their index before it can pass that.
+        if let Some(d) = self.data.get_mut(slot) {
+            *d = v;
+        }
+        self.index += 1;
+        self.imm_draw = true;
+        self.submit(PrimType::Continue, &[], cull, sink);
+        self.imm_draw = false;
+    }
+
     /// Assemble one PRIM's vertices (type 7 continues the previous primitive type).
     pub fn submit(&mut self, prim_in: PrimType, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
         let prim = if prim_in == PrimType::Continue {
@@ -290,6 +327,12 @@ impl Assembler {
                         sink.triangle(cull, [&d[0], &d[1], &d[2]], 2);
                     }
                 }
+                // A zero-vertex (immediate) submit completing a triangle.
+                if self.index >= 3 {
+                    self.index = 0;
+                    let d = self.data;
+                    sink.triangle(cull, [&d[0], &d[1], &d[2]], 2);
+                }
             }
             PrimType::Rectangles => {
                 let ds = sink.detect_state();
@@ -330,6 +373,12 @@ impl Assembler {
                         let b = self.data[(self.index & 1) ^ 1];
                         sink.line(&a, &b);
                     }
+                }
+                // Immediate mode: the new vertex is already in the ring.
+                if self.imm_draw && self.index >= 2 {
+                    let a = self.data[self.index & 1];
+                    let b = self.data[(self.index & 1) ^ 1];
+                    sink.line(&a, &b);
                 }
             }
             PrimType::TriangleStrip => self.strip(verts, cull, sink),
@@ -381,6 +430,12 @@ impl Assembler {
             let d = self.data;
             sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
         }
+        if self.imm_draw && self.index >= 3 {
+            let slot = (self.index - 1) % 3;
+            let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
+            let d = self.data;
+            sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+        }
     }
 
     fn fan(&mut self, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
@@ -418,6 +473,12 @@ impl Assembler {
             let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
             let d = self.data;
             sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+        }
+        if self.imm_draw && self.index >= 3 {
+            let wind = (self.index - 1) % 2;
+            let c = if wind == 1 { cull.flipped() } else { cull };
+            let d = self.data;
+            sink.triangle(c, [&d[0], &d[1], &d[2]], 2 - wind);
         }
     }
 }

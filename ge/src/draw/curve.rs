@@ -88,7 +88,8 @@ impl Ge {
             .filter_map(|&i| unique.get(i as usize).copied())
             .collect();
         let cull = CullMode::decode(&self.regs);
-        self.submit_assembled(tess.prim, &verts, cull, &ts_out, vtype.through);
+        let prim = tess.prim;
+        self.with_sink(&ts_out, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
         Ok(())
     }
 }
