@@ -114,6 +114,11 @@ pub struct Fragment {
     /// Interpolated 16-bit depth.
     pub z: u16,
     pub color0: [u8; 4],
+    /// Bit i set: channel i of the primary colour interpolated to NaN or ±∞ (the weight
+    /// sum of a zero-area triangle is 0), which `CVTPS2DQ` turns into
+    /// `i32::MIN`; `color0[i]` then holds 0, the value the pixel stage clamps it to, but
+    /// the sampler JIT's texture function sees -32768 [PP Rasterizer.cpp `InterpolateI`].
+    pub color0_indefinite: u8,
     pub color1: [u8; 3],
     /// Fog factor, 0 (all fog colour) .. 255 (no fog).
     pub fog: u8,

@@ -306,6 +306,7 @@ pub fn point(v: &ScreenVertex, setup: &RasterSetup, emit: &mut dyn FnMut(&Quad))
         y,
         z: vertex_depth(v.z),
         color0: v.color0,
+        color0_indefinite: 0,
         color1: v.color1,
         fog: clamp_fog(v.fog),
         s,

@@ -288,6 +288,10 @@ pub fn shade_fragment(st: &TextureState, mem: &Memory, f: &Fragment, lod: Lod) -
 #[inline]
 fn stage(st: &TextureState, f: &Fragment, texel: Option<[u8; 4]>) -> [u8; 4] {
     match texel {
+        Some(t) if f.color0_indefinite != 0 && !st.cpp_sampler => func::add_secondary(
+            func::apply_indefinite(&st.func, f.color0, f.color0_indefinite, t),
+            f.color1,
+        ),
         Some(t) => texture_function(st, f.color0, f.color1, t),
         None => func::add_secondary([0; 4], f.color1),
     }

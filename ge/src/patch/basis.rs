@@ -140,7 +140,7 @@ fn spline_at(t: f32, knots: [f32; 3], div: &KnotDiv) -> Weight {
     Weight { basis, deriv }
 }
 
-/// `RSQRTPS` as an Intel CPU computes it (one model, shared with the transform stage).
+/// `RSQRTPS` as the reference CPU (AMD Zen) computes it (one model, shared with the transform stage).
 pub use crate::transform::rsqrt_approx;
 
 /// `v · RSQRTPS(DPPS(v, v))`: PPSSPP's SSE4.1 `Vec3<float>::Normalized`, with the dot

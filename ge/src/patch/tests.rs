@@ -308,11 +308,11 @@ fn decode_reads_command_and_registers() {
 
 #[test]
 fn rsqrt_known_values() {
-    // Intel RSQRTSS(1.0) = 0x3F7FF000 (0.999755859375); 4.0 one exponent step lower;
-    // 2.0: 2/√(2·(1 + 1/2048)) = 1.41387… → fraction 1695 = 0x69F.
-    assert_eq!(rsqrt_approx(1.0).to_bits(), 0x3F7F_F000);
-    assert_eq!(rsqrt_approx(4.0).to_bits(), 0x3EFF_F000);
-    assert_eq!(rsqrt_approx(2.0).to_bits(), 0x3F34_F800);
+    // AMD Zen RSQRTSS (measured): 1.0 → 0x3F7FF800 (1 − 2⁻¹³); 4.0 one exponent step
+    // lower; 2.0 → 0x3F350000 (fraction 0x6A0).
+    assert_eq!(rsqrt_approx(1.0).to_bits(), 0x3F7F_F800);
+    assert_eq!(rsqrt_approx(4.0).to_bits(), 0x3EFF_F800);
+    assert_eq!(rsqrt_approx(2.0).to_bits(), 0x3F35_0000);
     assert_eq!(rsqrt_approx(0.0), f32::INFINITY);
     assert_eq!(rsqrt_approx(-0.0), f32::NEG_INFINITY);
     assert_eq!(rsqrt_approx(f32::INFINITY), 0.0);

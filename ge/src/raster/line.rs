@@ -123,6 +123,7 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
                 y: py,
                 z: depth_u16(cvt_trunc_f64(z)),
                 color0,
+                color0_indefinite: 0,
                 color1,
                 fog,
                 s,

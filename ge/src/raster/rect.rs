@@ -158,6 +158,7 @@ fn flat_fragment(v1: &ScreenVertex) -> Fragment {
         y: 0,
         z: vertex_depth(v1.z),
         color0: v1.color0,
+        color0_indefinite: 0,
         color1: v1.color1,
         fog: clamp_fog(v1.fog),
         s: 0.0,

@@ -652,3 +652,29 @@ fn near_degenerate_shared_edge_is_drawn_twice_like_ppsspp() {
     }
     assert_eq!(m.get(&(19, 28)), Some(&2));
 }
+
+#[test]
+fn zero_area_triangle_gives_indefinite_colour_and_depth() {
+    // v1 == v2: Σw = 0, so 1/Σw = ∞ and each interpolated value is NaN (0·∞) or ±∞, which
+    // CVTPS2DQ turns into i32::MIN [PP Rasterizer.cpp EdgeRecip, InterpolateI].
+    // The vertices of such a triangle in frame dump 9545 (Shadow of Destiny).
+    let mut a = sv(5702, 2005);
+    let mut b = sv(5701, 2003);
+    let mut c = sv(5701, 2003);
+    (a.z, b.z, c.z) = (100.0, 200.0, 300.0);
+    (a.color0, b.color0, c.color0) = ([10, 20, 30, 40], [50, 60, 70, 80], [90, 100, 110, 120]);
+    let through = RasterSetup::new(BIG, false, false);
+    let f = frags(|e| triangle_culled(&[a, b, c], Cull::Off, &through, e));
+    assert!(!f.is_empty());
+    for fr in &f {
+        // Through mode: the depth test sees the low 16 bits of i32::MIN; colour clamps to 0.
+        assert_eq!((fr.z, fr.color0, fr.color0_indefinite), (0, [0; 4], 0xF));
+    }
+    // Transform mode applies the depth range to the 32-bit z: i32::MIN is discarded.
+    let transform = RasterSetup::new(BIG, true, false);
+    assert!(frags(|e| triangle_culled(&[a, b, c], Cull::Off, &transform, e)).is_empty());
+    // With a flat z the depth is not interpolated and the fragments survive.
+    (a.z, b.z, c.z) = (300.0, 300.0, 300.0);
+    let f = frags(|e| triangle_culled(&[a, b, c], Cull::Off, &transform, e));
+    assert!(!f.is_empty() && f.iter().all(|fr| fr.z == 300 && fr.color0_indefinite == 0xF));
+}

@@ -271,7 +271,9 @@ impl Tri {
                         setup.textured,
                         setup.perspective,
                     );
-                    emit(&q);
+                    if q.mask != 0 {
+                        emit(&q);
+                    }
                 }
                 cur_x += 32;
                 for e in 0..3 {
@@ -295,16 +297,35 @@ impl Tri {
         let lerp = |a: [f32; 3]| -> [f32; 4] {
             std::array::from_fn(|l| (wf[0][l] * a[0] + wf[1][l] * a[1] + wf[2][l] * a[2]) * recip)
         };
+        let mut mask = mask;
         let z = match self.z_flat {
             Some(z) => [z; 4],
-            None => lerp(self.z).map(|v| depth_u16(cvt_round(v))),
+            None => {
+                let zi = lerp(self.z).map(cvt_round);
+                // Transform mode always applies the depth range test to the 32-bit z, so
+                // a depth outside 0..=65535 (e.g. `i32::MIN` from a NaN on a zero-area
+                // triangle) is discarded; through mode compares only the low 16 bits
+                // [PP FuncId.cpp `applyDepthRange = !isModeThrough()`, DrawPixelX86.cpp
+                // "compare all 32 of z", Rasterizer.cpp DrawTriangleSlice early-Z].
+                if persp {
+                    for (l, z) in zi.iter().enumerate() {
+                        if !(0..=0xFFFF).contains(z) {
+                            mask &= !(1 << l);
+                        }
+                    }
+                }
+                zi.map(depth_u16)
+            }
         };
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
+        let mut c0_indefinite = [0u8; 4];
         if self.c0_flat.is_none() {
             for ch in 0..4 {
                 let v = lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]);
-                for (c, v) in c0.iter_mut().zip(v) {
-                    c[ch] = clamp_u8(cvt_round(v));
+                for ((c, ind), v) in c0.iter_mut().zip(c0_indefinite.iter_mut()).zip(v) {
+                    let i = cvt_round(v);
+                    c[ch] = clamp_u8(i);
+                    *ind |= ((i == i32::MIN) as u8) << ch;
                 }
             }
         }
@@ -343,6 +364,7 @@ impl Tri {
             y: y + (l >> 1) as i32,
             z: z[l],
             color0: c0[l],
+            color0_indefinite: c0_indefinite[l],
             color1: c1[l],
             fog: fog[l],
             s: s[l],

@@ -73,6 +73,45 @@ pub fn apply(f: &TexFuncState, p: [u8; 4], t: [u8; 4]) -> [i32; 4] {
     [c[0], c[1], c[2], a]
 }
 
+/// [`apply`] for a primary colour with indefinite channels (bit i of `ind`: channel i
+/// interpolated to NaN, `i32::MIN` after `CVTPS2DQ`), as the x86 sampler JIT computes it
+/// in 16-bit lanes: `PACKSSDW` saturates `i32::MIN` to -32768 (0x8000), modulate's
+/// `PMULLW` keeps the low 16 bits of `t·(p + 1)`, `PSRLW` shifts them as unsigned, and
+/// `PMOVZXWD` widens the lanes unsigned, so e.g. an odd texel channel modulated by 0x8000
+/// comes out ≥ 256 and clamps to 255 [PP SamplerX86.cpp Jit_ApplyTextureFunc, end of
+/// the sampler "convert to 32-bit channels"]. Replace takes the primitive's alpha the
+/// same way. Decal, blend and add are not modelled for this case (they use 0).
+pub fn apply_indefinite(f: &TexFuncState, p: [u8; 4], ind: u8, t: [u8; 4]) -> [i32; 4] {
+    let lane = |i: usize| -> u16 {
+        if ind & (1 << i) != 0 {
+            0x8000
+        } else {
+            p[i] as u16
+        }
+    };
+    match f.func {
+        TexFunc::Modulate => {
+            let shift = if f.doubling { 7 } else { 8 };
+            let m = |i: usize| (t[i] as u16).wrapping_mul(lane(i).wrapping_add(1)) >> shift;
+            let a = if !f.rgba {
+                lane(3)
+            } else if f.doubling {
+                // Alpha is not doubled: the lane shifted by 7 is halved again.
+                m(3) >> 1
+            } else {
+                m(3)
+            };
+            [m(0) as i32, m(1) as i32, m(2) as i32, a as i32]
+        }
+        TexFunc::Replace if !f.rgba => {
+            let mut c = apply(f, p, t);
+            c[3] = lane(3) as i32;
+            c
+        }
+        _ => apply(f, p, t),
+    }
+}
+
 /// Add the secondary colour to RGB and clamp everything to 0..=255 (done before the
 /// fragment tests) [PP Rasterizer.cpp "prim_color += sec_color"; DrawPixel clamp].
 #[inline]
@@ -112,6 +151,24 @@ mod tests {
         // rgb-only: alpha from the primitive.
         let m3 = f(TexFunc::Modulate, false, false);
         assert_eq!(apply(&m3, [255, 0, 128, 77], [255, 255, 255, 0]), [255, 0, 128, 77]);
+    }
+
+    #[test]
+    fn modulate_with_indefinite_primary_colour() {
+        // p = 0x8000 in the JIT's 16-bit lanes: t·0x8001 mod 2^16 = t + (t odd)·0x8000.
+        // Doubling (>> 7): even 200 → 200 >> 7 = 1; odd 77 → (77 + 32768) >> 7 = 256.
+        let m = f(TexFunc::Modulate, true, true);
+        let c = apply_indefinite(&m, [0; 4], 0xF, [200, 128, 77, 99]);
+        assert_eq!(c, [1, 1, 256, (32768 + 99) >> 7 >> 1]);
+        assert_eq!(add_secondary(c, [0; 3]), [1, 1, 255, 128]);
+        // Without doubling (>> 8): odd 77 → 128; rgb-only alpha is the raw 0x8000 lane.
+        let m = f(TexFunc::Modulate, false, false);
+        assert_eq!(
+            apply_indefinite(&m, [0; 4], 0xF, [200, 128, 77, 99]),
+            [0, 0, 128, 32768]
+        );
+        // Channels that are not indefinite keep the ordinary result.
+        assert_eq!(apply_indefinite(&m, [0x7F, 0, 0, 0], 0xE, [0x7F, 0, 0, 0])[0], 0x3F);
     }
 
     #[test]

@@ -172,16 +172,16 @@ fn specular_uses_approximate_half_vector_and_secondary_colour() {
     r.set(op::MATERIALSPECULAR, 0x00_00_FF);
     setf(&mut r, op::MATERIALSPECULARCOEF, 100.0);
     r.set(op::LIGHTMODE, 1);
-    // H = (0,0,2)·rsqrt(4) with Intel's rsqrt(4) = 0.49987793 → N·H = 0.99975586;
-    // ^100 = 0.9758787; ceil(512·0.9758787 + 1) = 501; (511·511·501)>>19 = 249.
+    // H = (0,0,2)·rsqrt(4) with AMD's rsqrt(4) = 0.49993896 → N·H = 1 − 2⁻¹³;
+    // ^100 = 0.98786; ceil(512·0.98786 + 1) = 507; (511·511·507)>>19 = 252.
     let st = TransformState::decode(&r, &identity(), &vt(0));
     let c = transform_vertex(&st, &vert([0.0; 3]));
-    assert_eq!(c.color1, [249, 0, 0]);
+    assert_eq!(c.color1, [252, 0, 0]);
     assert_eq!(c.color0, [0, 0, 0, 0]);
     r.set(op::LIGHTMODE, 0);
     let st = TransformState::decode(&r, &identity(), &vt(0));
     let c = transform_vertex(&st, &vert([0.0; 3]));
-    assert_eq!((c.color0, c.color1), ([249, 0, 0, 0], [0; 3]));
+    assert_eq!((c.color0, c.color1), ([252, 0, 0, 0], [0; 3]));
 }
 
 #[test]
@@ -214,8 +214,8 @@ fn texgen_matrix_sources() {
     let expect = [
         (0, [2.5, 6.25, 4.0]),
         (1, [1.0, 1.75, 1.0]),
-        // Intel rsqrt(4) = 0.49987793 → normal (0, 0, 0.99975586).
-        (2, [0.5, 0.25, 2.0 - 1.0 / 4096.0]),
+        // AMD rsqrt(4) = 0.49993896 → normal (0, 0, 1 − 2⁻¹³).
+        (2, [0.5, 0.25, 2.0 - 1.0 / 8192.0]),
         (3, [0.5, 0.25, 3.0]),
     ];
     for (src, want) in expect {
@@ -237,9 +237,9 @@ fn texgen_environment_map() {
     setf(&mut r, op::LX0, 1.0); // light 0 along +x
     setf(&mut r, op::LX0 + 5, 2.0); // light 1 at (0, 0, 2)
     let st = TransformState::decode(&r, &identity(), &vt(0));
-    // N = (0,0,1): s = (0 + 1)/2; t = (0.99975586 + 1)/2 (approximate normalisation).
+    // N = (0,0,1): s = (0 + 1)/2; t = ((1 − 2⁻¹³) + 1)/2 (approximate normalisation, AMD rsqrt).
     let c = transform_vertex(&st, &vert([0.0; 3]));
-    assert_eq!(c.stq, [0.5, 1.0 - 1.0 / 8192.0, 1.0]);
+    assert_eq!(c.stq, [0.5, 1.0 - 1.0 / 16384.0, 1.0]);
 }
 
 #[test]
