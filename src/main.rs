@@ -23,6 +23,8 @@ struct Cli {
 enum Command {
     /// Render the built-in demo scene (no input files) to a PNG.
     Demo(cli::demo::Args),
+    /// Disassemble a frame dump's GE command stream.
+    Disasm(cli::disasm::Args),
     /// Replay a PPSSPP frame dump (.ppdmp or .zip) and save or compare its screenshot.
     Replay(cli::replay::Args),
     /// Replay every dump in a directory against its reference image.
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     init_tracing(cli.verbose);
     let result = match cli.command {
         Command::Demo(args) => cli::demo::run(args),
+        Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
     };

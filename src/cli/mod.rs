@@ -1,6 +1,7 @@
 //! Subcommands and what they share: replaying a dump file into a screenshot.
 
 pub mod demo;
+pub mod disasm;
 pub mod frametests;
 pub mod replay;
 
