@@ -45,7 +45,7 @@ fn clear_dump(rgba: u32) -> ge::dump::Dump {
         (RecordKind::Registers, &prim[..]),
         (RecordKind::Display, &display[..]),
     ] {
-        while pushbuf.len() % 16 != 0 {
+        while !pushbuf.len().is_multiple_of(16) {
             pushbuf.push(0);
         }
         records.push(Record { kind, ptr: pushbuf.len() as u32, sz: data.len() as u32 });
