@@ -426,16 +426,19 @@ impl Assembler {
             let slot = self.index % 3;
             self.data[slot] = *v;
             self.index += 1;
-            let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
-            let d = self.data;
-            sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+            self.ring_triangle(cull, slot, sink);
         }
         if self.imm_draw && self.index >= 3 {
-            let slot = (self.index - 1) % 3;
-            let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
-            let d = self.data;
-            sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+            self.ring_triangle(cull, (self.index - 1) % 3, sink);
         }
+    }
+
+    /// Send the ring buffer's triangle, provoking vertex `slot`, with the cull winding
+    /// alternating per triangle of a strip or fan [PP `SubmitPrimitive` altCullType].
+    fn ring_triangle(&self, cull: CullMode, slot: usize, sink: &mut Sink) {
+        let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
+        let d = &self.data;
+        sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
     }
 
     fn fan(&mut self, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
@@ -470,15 +473,10 @@ impl Assembler {
             let slot = 2 - (self.index % 2);
             self.data[slot] = *v;
             self.index += 1;
-            let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
-            let d = self.data;
-            sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+            self.ring_triangle(cull, slot, sink);
         }
         if self.imm_draw && self.index >= 3 {
-            let wind = (self.index - 1) % 2;
-            let c = if wind == 1 { cull.flipped() } else { cull };
-            let d = self.data;
-            sink.triangle(c, [&d[0], &d[1], &d[2]], 2 - wind);
+            self.ring_triangle(cull, 2 - (self.index - 1) % 2, sink);
         }
     }
 }
