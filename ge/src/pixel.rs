@@ -33,6 +33,7 @@ pub use format::{decode_color, encode_color, Rgb565, Rgba4444, Rgba5551, Rgba888
 pub use stencil::StencilOp;
 
 use crate::cmd::op;
+use crate::geom::Fragment;
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use format::{convert_mask, FbPixel};
@@ -404,6 +405,26 @@ pub fn draw_pixel(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, colo
         FbFormat::Rgba5551 => draw::<Rgba5551>(st, tile, x, y, z, color, fog),
         FbFormat::Rgba4444 => draw::<Rgba4444>(st, tile, x, y, z, color, fog),
         FbFormat::Rgba8888 => draw::<Rgba8888>(st, tile, x, y, z, color, fog),
+    }
+}
+
+/// [`draw_pixel`] for the fragments of a quad whose bit is set in `mask`, in lane order,
+/// with the framebuffer format matched once per quad instead of once per fragment.
+pub fn draw_quad(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
+    match st.fmt {
+        FbFormat::Rgb565 => draw_quad_fmt::<Rgb565>(st, tile, frags, mask, colors),
+        FbFormat::Rgba5551 => draw_quad_fmt::<Rgba5551>(st, tile, frags, mask, colors),
+        FbFormat::Rgba4444 => draw_quad_fmt::<Rgba4444>(st, tile, frags, mask, colors),
+        FbFormat::Rgba8888 => draw_quad_fmt::<Rgba8888>(st, tile, frags, mask, colors),
+    }
+}
+
+#[inline]
+fn draw_quad_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
+    for (i, f) in frags.iter().enumerate() {
+        if mask & (1 << i) != 0 {
+            draw::<F>(st, tile, f.x, f.y, f.z, colors[i], f.fog);
+        }
     }
 }
 
