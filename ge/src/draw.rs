@@ -459,6 +459,10 @@ fn shade_quad(st: &DrawState, px: &PixelState, tile: &mut Tile, mem: &Memory, q:
             c
         }
     };
+    if st.trace.is_none() {
+        pixel::draw_quad(px, tile, &q.frags, q.mask, &colors);
+        return;
+    }
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) != 0 {
             if st.trace == Some((f.x, f.y)) {

@@ -33,6 +33,7 @@ pub use format::{decode_color, encode_color, Rgb565, Rgba4444, Rgba5551, Rgba888
 pub use stencil::StencilOp;
 
 use crate::cmd::op;
+use crate::geom::Fragment;
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use format::{convert_mask, FbPixel};
@@ -407,6 +408,26 @@ pub fn draw_pixel(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, colo
     }
 }
 
+/// [`draw_pixel`] for the fragments of a quad whose bit is set in `mask`, in lane order,
+/// with the framebuffer format matched once per quad instead of once per fragment.
+pub fn draw_quad(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
+    match st.fmt {
+        FbFormat::Rgb565 => draw_quad_fmt::<Rgb565>(st, tile, frags, mask, colors),
+        FbFormat::Rgba5551 => draw_quad_fmt::<Rgba5551>(st, tile, frags, mask, colors),
+        FbFormat::Rgba4444 => draw_quad_fmt::<Rgba4444>(st, tile, frags, mask, colors),
+        FbFormat::Rgba8888 => draw_quad_fmt::<Rgba8888>(st, tile, frags, mask, colors),
+    }
+}
+
+#[inline]
+fn draw_quad_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
+    for (i, f) in frags.iter().enumerate() {
+        if mask & (1 << i) != 0 {
+            draw::<F>(st, tile, f.x, f.y, f.z, colors[i], f.fog);
+        }
+    }
+}
+
 /// Dither (if on) then clamp to 0..=255 [PP DrawPixelX86.cpp Jit_Dither: saturating
 /// 16-bit add before the final pack; alpha is never dithered].
 #[inline]
@@ -463,27 +484,30 @@ fn draw<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, co
         }
     }
 
-    let old = tile.read_color(x, y);
+    // Offsets computed once per fragment (x, y are fixed).
+    let co = tile.color_offset(x, y);
+    let zo = tile.depth_offset(x, y);
+    let old = tile.read_color_at(co);
     let mut stencil_value = 0u8;
     if st.stencil {
         // Stencil test with the reference on the left [PP StencilTestPassed, Jit_StencilTest].
         let s = F::stencil(old);
         if !st.stencil_func.test(st.stencil_ref_masked, s & st.stencil_mask) {
             let s2 = st.sfail.apply::<F>(s, st.stencil_ref);
-            tile.write_color(x, y, stencil::write_stencil_only::<F>(old, s2, st.write_mask));
+            tile.write_color_at(co, stencil::write_stencil_only::<F>(old, s2, st.write_mask));
             return;
         }
-        if st.depth_func != Compare::Always && !st.depth_func.test(z, tile.read_depth(x, y)) {
+        if st.depth_func != Compare::Always && !st.depth_func.test(z, tile.read_depth_at(zo)) {
             let s2 = st.zfail.apply::<F>(s, st.stencil_ref);
-            tile.write_color(x, y, stencil::write_stencil_only::<F>(old, s2, st.write_mask));
+            tile.write_color_at(co, stencil::write_stencil_only::<F>(old, s2, st.write_mask));
             return;
         }
         stencil_value = st.zpass.apply::<F>(s, st.stencil_ref);
-    } else if st.depth_func != Compare::Always && !st.depth_func.test(z, tile.read_depth(x, y)) {
+    } else if st.depth_func != Compare::Always && !st.depth_func.test(z, tile.read_depth_at(zo)) {
         return;
     }
     if st.depth_write {
-        tile.write_depth(x, y, z);
+        tile.write_depth_at(zo, z);
     }
 
     // Blend (unclamped), dither, clamp.
@@ -507,7 +531,7 @@ fn draw<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, co
         old & F::STENCIL_BITS
     };
     let full = new | alpha_bits;
-    tile.write_color(x, y, (full & !st.write_mask) | (old & st.write_mask));
+    tile.write_color_at(co, (full & !st.write_mask) | (old & st.write_mask));
 }
 
 /// Clear mode [PP DrawPixelX86.cpp CompileSingle / Jit_WriteColor clear branch; §16].
@@ -515,15 +539,16 @@ fn draw<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, co
 fn draw_clear<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, color: [u8; 4]) {
     if st.clear_depth {
         // Regardless of ZTEST / ZWRITEDISABLE.
-        tile.write_depth(x, y, z);
+        tile.write_depth_at(tile.depth_offset(x, y), z);
     }
     if !st.clear_color && (!st.clear_stencil || F::STENCIL_BITS == 0) {
         return;
     }
-    let old = tile.read_color(x, y);
+    let co = tile.color_offset(x, y);
+    let old = tile.read_color_at(co);
     if !st.clear_color {
         // Stencil only: the vertex alpha, masked; colour untouched.
-        tile.write_color(x, y, stencil::write_stencil_only::<F>(old, color[3], st.write_mask));
+        tile.write_color_at(co, stencil::write_stencil_only::<F>(old, color[3], st.write_mask));
         return;
     }
     let rgb = dither_clamp(st, x, y, [color[0] as i32, color[1] as i32, color[2] as i32]);
@@ -533,5 +558,5 @@ fn draw_clear<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u
         old & F::STENCIL_BITS
     };
     let full = F::pack_rgb(rgb) | alpha_bits;
-    tile.write_color(x, y, (full & !st.write_mask) | (old & st.write_mask));
+    tile.write_color_at(co, (full & !st.write_mask) | (old & st.write_mask));
 }

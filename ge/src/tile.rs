@@ -97,39 +97,69 @@ impl Tile {
     /// Raw colour word at (x, y) (16 or 32 bits), 0 outside.
     #[inline]
     pub fn read_color(&self, x: i32, y: i32) -> u32 {
-        match self.color_offset(x, y) {
-            Some(o) if self.fmt.bpp() == 4 => {
-                u32::from_le_bytes([self.color[o], self.color[o + 1], self.color[o + 2], self.color[o + 3]])
-            }
-            Some(o) => u16::from_le_bytes([self.color[o], self.color[o + 1]]) as u32,
-            None => 0,
-        }
+        self.read_color_at(self.color_offset(x, y))
     }
 
     /// Write a raw colour word (16 or 32 bits) at (x, y); ignored outside.
     #[inline]
     pub fn write_color(&mut self, x: i32, y: i32, v: u32) {
-        if let Some(o) = self.color_offset(x, y) {
-            if self.fmt.bpp() == 4 {
-                self.color[o..o + 4].copy_from_slice(&v.to_le_bytes());
-            } else {
-                self.color[o..o + 2].copy_from_slice(&(v as u16).to_le_bytes());
+        self.write_color_at(self.color_offset(x, y), v)
+    }
+
+    /// [`Tile::read_color`] at an offset from [`Tile::color_offset`] (the pixel stage
+    /// computes it once per fragment).
+    #[inline(always)]
+    pub fn read_color_at(&self, o: Option<usize>) -> u32 {
+        let Some(o) = o else { return 0 };
+        if self.fmt.bpp() == 4 {
+            self.color
+                .get(o..o + 4)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .map_or(0, u32::from_le_bytes)
+        } else {
+            self.color
+                .get(o..o + 2)
+                .and_then(|b| <[u8; 2]>::try_from(b).ok())
+                .map_or(0, u16::from_le_bytes) as u32
+        }
+    }
+
+    /// [`Tile::write_color`] at an offset from [`Tile::color_offset`].
+    #[inline(always)]
+    pub fn write_color_at(&mut self, o: Option<usize>, v: u32) {
+        let Some(o) = o else { return };
+        if self.fmt.bpp() == 4 {
+            if let Some(b) = self.color.get_mut(o..o + 4) {
+                b.copy_from_slice(&v.to_le_bytes());
             }
+        } else if let Some(b) = self.color.get_mut(o..o + 2) {
+            b.copy_from_slice(&(v as u16).to_le_bytes());
         }
     }
 
     #[inline]
     pub fn read_depth(&self, x: i32, y: i32) -> u16 {
-        match self.depth_offset(x, y) {
-            Some(o) => u16::from_le_bytes([self.depth[o], self.depth[o + 1]]),
-            None => 0,
-        }
+        self.read_depth_at(self.depth_offset(x, y))
     }
 
     #[inline]
     pub fn write_depth(&mut self, x: i32, y: i32, z: u16) {
-        if let Some(o) = self.depth_offset(x, y) {
-            self.depth[o..o + 2].copy_from_slice(&z.to_le_bytes());
+        self.write_depth_at(self.depth_offset(x, y), z)
+    }
+
+    /// [`Tile::read_depth`] at an offset from [`Tile::depth_offset`].
+    #[inline(always)]
+    pub fn read_depth_at(&self, o: Option<usize>) -> u16 {
+        o.and_then(|o| self.depth.get(o..o + 2))
+            .and_then(|b| <[u8; 2]>::try_from(b).ok())
+            .map_or(0, u16::from_le_bytes)
+    }
+
+    /// [`Tile::write_depth`] at an offset from [`Tile::depth_offset`].
+    #[inline(always)]
+    pub fn write_depth_at(&mut self, o: Option<usize>, z: u16) {
+        if let Some(b) = o.and_then(|o| self.depth.get_mut(o..o + 2)) {
+            b.copy_from_slice(&z.to_le_bytes());
         }
     }
 }
