@@ -137,9 +137,21 @@ fn triangles(l: &mut ListBuilder) {
     let mut v = Bytes::default();
     // Through-mode Gouraud triangles with sub-pixel float positions.
     let tris = [
-        [(20.25f32, 20.5f32, rgba(255, 0, 0, 255)), (200.75, 40.0, rgba(0, 255, 0, 255)), (60.0, 250.5, rgba(0, 0, 255, 255))],
-        [(300.0, 30.0, rgba(255, 255, 0, 255)), (460.0, 200.0, rgba(0, 255, 255, 255)), (250.0, 260.0, rgba(255, 0, 255, 255))],
-        [(210.0, 120.0, rgba(255, 255, 255, 255)), (290.0, 120.0, rgba(0, 0, 0, 255)), (250.0, 180.0, rgba(128, 128, 128, 255))],
+        [
+            (20.25f32, 20.5f32, rgba(255, 0, 0, 255)),
+            (200.75, 40.0, rgba(0, 255, 0, 255)),
+            (60.0, 250.5, rgba(0, 0, 255, 255)),
+        ],
+        [
+            (300.0, 30.0, rgba(255, 255, 0, 255)),
+            (460.0, 200.0, rgba(0, 255, 255, 255)),
+            (250.0, 260.0, rgba(255, 0, 255, 255)),
+        ],
+        [
+            (210.0, 120.0, rgba(255, 255, 255, 255)),
+            (290.0, 120.0, rgba(0, 0, 0, 255)),
+            (250.0, 180.0, rgba(128, 128, 128, 255)),
+        ],
     ];
     for t in tris {
         for (x, y, c) in t {
@@ -204,7 +216,11 @@ fn rectangles(l: &mut ListBuilder) {
         .cmd(op::TEXWRAP, 0);
     let mut v = Bytes::default();
     // TL->BR, TR->BL (rotated), BR->TL.
-    let rects = [((20, 20), (0, 0), (120, 120), (4, 4)), ((260, 20), (4, 0), (160, 120), (0, 4)), ((460, 250), (4, 4), (300, 150), (0, 0))];
+    let rects = [
+        ((20, 20), (0, 0), (120, 120), (4, 4)),
+        ((260, 20), (4, 0), (160, 120), (0, 4)),
+        ((460, 250), (4, 4), (300, 150), (0, 0)),
+    ];
     for ((x0, y0), (u0, v0), (x1, y1), (u1, v1)) in rects {
         v.u16(u0).u16(v0).u32(rgba(255, 255, 255, 255)).i16(x0).i16(y0).u16(0).align(4);
         v.u16(u1).u16(v1).u32(rgba(255, 255, 255, 255)).i16(x1).i16(y1).u16(0).align(4);
@@ -392,9 +408,7 @@ fn morph(l: &mut ListBuilder) {
                 v.u32(c[m as usize]).f32(cx + dx * scale).f32(dy * scale).f32(0.0);
             }
         }
-        l.cmd(op::VERTEXTYPE, vt::morphs(morphs) | vt::COL_8888 | vt::POS_F32)
-            .vertices(&v.0)
-            .prim(prim::RECTANGLES, 2);
+        l.cmd(op::VERTEXTYPE, vt::morphs(morphs) | vt::COL_8888 | vt::POS_F32).vertices(&v.0).prim(prim::RECTANGLES, 2);
     }
 }
 
@@ -482,7 +496,12 @@ pub fn demo(angle: f32) -> ListBuilder {
     l.clear(rgba(0, 0, 0, 0), 0);
     // Backdrop: a through-mode Gouraud strip.
     let mut bg = Bytes::default();
-    for (x, y, c) in [(0i16, 0i16, rgba(20, 30, 90, 255)), (480, 0, rgba(90, 20, 80, 255)), (0, 272, rgba(10, 60, 60, 255)), (480, 272, rgba(40, 10, 30, 255))] {
+    for (x, y, c) in [
+        (0i16, 0i16, rgba(20, 30, 90, 255)),
+        (480, 0, rgba(90, 20, 80, 255)),
+        (0, 272, rgba(10, 60, 60, 255)),
+        (480, 272, rgba(40, 10, 30, 255)),
+    ] {
         bg.u32(c).i16(x).i16(y).u16(0).align(4);
     }
     l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::COL_8888 | vt::POS_S16).vertices(&bg.0).prim(prim::TRIANGLE_STRIP, 4);
@@ -531,7 +550,11 @@ pub fn demo(angle: f32) -> ListBuilder {
     let mut n = 0;
     for (nrm, u, w) in faces {
         let corner = |a: f32, b: f32| -> [f32; 3] {
-            [0.8 * (nrm[0] + a * u[0] + b * w[0]), 0.8 * (nrm[1] + a * u[1] + b * w[1]), 0.8 * (nrm[2] + a * u[2] + b * w[2])]
+            [
+                0.8 * (nrm[0] + a * u[0] + b * w[0]),
+                0.8 * (nrm[1] + a * u[1] + b * w[1]),
+                0.8 * (nrm[2] + a * u[2] + b * w[2]),
+            ]
         };
         let quad = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
         for (a, b) in quad {
@@ -556,7 +579,9 @@ pub fn demo(angle: f32) -> ListBuilder {
         s.u16(0).u16(0).u32(rgba(255, 255, 255, 160)).i16(x).i16(220).u16(0).align(4);
         s.u16(8).u16(8).u32(rgba(255, 255, 255, 160)).i16(x + 40).i16(260).u16(0).align(4);
     }
-    l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::TC_U16 | vt::COL_8888 | vt::POS_S16).vertices(&s.0).prim(prim::RECTANGLES, 12);
+    l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::TC_U16 | vt::COL_8888 | vt::POS_S16)
+        .vertices(&s.0)
+        .prim(prim::RECTANGLES, 12);
     l.finish();
     l
 }

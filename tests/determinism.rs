@@ -30,7 +30,9 @@ fn frame_dumps_are_identical_for_1_and_2_threads() {
         eprintln!("skipping: shared corpus not found (../shared or $PSPRENDER_SHARED)");
         return;
     };
-    for name in ["15826-hot-pixel-ulus10298", "10914-sengoku-cannon-issue-dump", "17061-kidou-keisatsu-patlabor-uljs00026-bad2"] {
+    for name in
+        ["15826-hot-pixel-ulus10298", "10914-sengoku-cannon-issue-dump", "17061-kidou-keisatsu-patlabor-uljs00026-bad2"]
+    {
         let dump = ge::dump::Dump::open(dir.join("frametests").join(format!("{name}.zip"))).expect("dump opens");
         let run = |threads| {
             let mut ge = ge::Ge::new();

@@ -129,10 +129,7 @@ fn decompression_bomb_stops_at_the_declared_size() {
     let d = minimal();
     let f = raw_file(6, 2, 4096, &zstd(&records_bytes(&d)), &bomb);
     let e = Dump::parse(&f).unwrap_err();
-    assert!(
-        matches!(e.kind, DumpErrorKind::Oversized { .. } | DumpErrorKind::SizeMismatch { .. }),
-        "{e}"
-    );
+    assert!(matches!(e.kind, DumpErrorKind::Oversized { .. } | DumpErrorKind::SizeMismatch { .. }), "{e}");
     // Snappy declares its length up front: a lying declaration is caught too.
     let f = raw_file(3, 2, 4096, &snappy(&records_bytes(&d)), &snappy(&vec![0u8; 1 << 20]));
     assert!(Dump::parse(&f).is_err());

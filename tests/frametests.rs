@@ -56,9 +56,8 @@ fn five_simplest_frame_dumps_pass() {
 }
 
 fn dumps_in(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut v: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     v.retain(|p| p.extension().is_some_and(|e| e == ext));
     v.sort();
     v

@@ -74,7 +74,10 @@ fn golden_images() {
             let mse = ge::display::mse(&img, &golden);
             img.save_png(dir.join(format!("{}.actual.png", scene.name))).ok();
             ge::display::diff_image(&img, &golden).save_png(dir.join(format!("{}.diff.png", scene.name))).ok();
-            failures.push(format!("{}: differs from golden (MSE {mse:.4}); see goldens/{}.diff.png", scene.name, scene.name));
+            failures.push(format!(
+                "{}: differs from golden (MSE {mse:.4}); see goldens/{}.diff.png",
+                scene.name, scene.name
+            ));
         }
     }
     assert!(failures.is_empty(), "golden failures:\n{}", failures.join("\n"));

@@ -58,10 +58,7 @@ struct Band {
 impl<P: Send + Sync> Binner<P> {
     /// `band_rows` rows per band (at least 1).
     pub fn new(band_rows: i32) -> Self {
-        Binner {
-            band_rows: band_rows.max(1),
-            items: Vec::new(),
-        }
+        Binner { band_rows: band_rows.max(1), items: Vec::new() }
     }
 
     pub fn push(&mut self, bounds: ClipRect, prim: P) {
@@ -103,12 +100,7 @@ impl<P: Send + Sync> Binner<P> {
             .iter()
             .enumerate()
             .filter_map(|(i, (b, _))| {
-                let c = b.intersect(&ClipRect {
-                    x0: 0,
-                    y0: 0,
-                    x1: MAX_COORD,
-                    y1: MAX_COORD,
-                });
+                let c = b.intersect(&ClipRect { x0: 0, y0: 0, x1: MAX_COORD, y1: MAX_COORD });
                 (!c.is_empty()).then_some((c, i as u32))
             })
             .collect();
@@ -122,11 +114,7 @@ impl<P: Send + Sync> Binner<P> {
         let bpp = target.fmt.bpp();
         let wraps_rows = x_max as u32 >= target.stride;
         // Extra rows reached by x ≥ stride (x / stride rows further down).
-        let extra = if wraps_rows && target.stride > 0 {
-            x_max as u32 / target.stride
-        } else {
-            0
-        } as i32;
+        let extra = if wraps_rows && target.stride > 0 { x_max as u32 / target.stride } else { 0 } as i32;
         let all_rows = y_max - y_min + 1 + extra;
         let overlap = ranges_overlap(
             target.color_addr.wrapping_add(row_bytes(y_min, target.stride, bpp)),
@@ -136,18 +124,9 @@ impl<P: Send + Sync> Binner<P> {
         );
 
         if wraps_rows || overlap {
-            let band = Band {
-                y0: y_min,
-                rows: all_rows,
-                prims: live.iter().map(|(_, i)| *i).collect(),
-            };
+            let band = Band { y0: y_min, rows: all_rows, prims: live.iter().map(|(_, i)| *i).collect() };
             let tile = draw_band(&band, target, mem, &items, draw);
-            write_back(
-                &tile,
-                target,
-                mem,
-                overlap.then_some(&read_band(band.y0, band.rows, target, mem)),
-            );
+            write_back(&tile, target, mem, overlap.then_some(&read_band(band.y0, band.rows, target, mem)));
             return;
         }
 
@@ -157,11 +136,7 @@ impl<P: Send + Sync> Binner<P> {
         let mut bands: Vec<Band> = (first_band..=last_band)
             .map(|b| {
                 let y0 = b * self.band_rows;
-                Band {
-                    y0,
-                    rows: self.band_rows.min(MAX_COORD + 1 - y0),
-                    prims: Vec::new(),
-                }
+                Band { y0, rows: self.band_rows.min(MAX_COORD + 1 - y0), prims: Vec::new() }
             })
             .collect();
         for (b, i) in &live {
@@ -174,12 +149,7 @@ impl<P: Send + Sync> Binner<P> {
         bands.retain(|b| !b.prims.is_empty());
 
         let mem_ro: &Memory = mem;
-        let run = || {
-            bands
-                .par_iter()
-                .map(|b| draw_band(b, target, mem_ro, &items, draw))
-                .collect::<Vec<Tile>>()
-        };
+        let run = || bands.par_iter().map(|b| draw_band(b, target, mem_ro, &items, draw)).collect::<Vec<Tile>>();
         let tiles = match pool {
             Some(p) => p.install(run),
             None => run(),
@@ -210,16 +180,8 @@ fn draw_band<P>(
 fn read_band(y0: i32, rows: i32, target: &FbTarget, mem: &Memory) -> Tile {
     let mut tile = Tile::new(y0, rows, target.fmt, target.stride, target.zstride);
     let bpp = target.fmt.bpp();
-    read_bytes(
-        mem,
-        target.color_addr.wrapping_add(row_bytes(y0, target.stride, bpp)),
-        &mut tile.color,
-    );
-    read_bytes(
-        mem,
-        target.depth_addr.wrapping_add(row_bytes(y0, target.zstride, 2)),
-        &mut tile.depth,
-    );
+    read_bytes(mem, target.color_addr.wrapping_add(row_bytes(y0, target.stride, bpp)), &mut tile.color);
+    read_bytes(mem, target.depth_addr.wrapping_add(row_bytes(y0, target.zstride, 2)), &mut tile.depth);
     tile
 }
 
@@ -364,12 +326,7 @@ mod tests {
         (0..n)
             .map(|id| {
                 let (x0, y0) = (next(max_x), next(272));
-                let r = ClipRect {
-                    x0,
-                    y0,
-                    x1: x0 + next(60),
-                    y1: y0 + next(60),
-                };
+                let r = ClipRect { x0, y0, x1: x0 + next(60), y1: y0 + next(60) };
                 Prim { id, r }
             })
             .collect()
@@ -403,10 +360,7 @@ mod tests {
         for (i, b) in mem.vram_mut().iter_mut().enumerate() {
             *b = (i % 251) as u8;
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("pool");
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
         let mut bin = Binner::new(band_rows);
         for p in ps {
             bin.push(p.r, *p);
@@ -426,12 +380,7 @@ mod tests {
         // Enough rows for every prim (y < 272 + 60) plus x ≥ stride overflow rows.
         let mut tile = read_band(0, 400, t, &mem);
         for p in ps {
-            let r = p.r.intersect(&ClipRect {
-                x0: 0,
-                y0: 0,
-                x1: MAX_COORD,
-                y1: MAX_COORD,
-            });
+            let r = p.r.intersect(&ClipRect { x0: 0, y0: 0, x1: MAX_COORD, y1: MAX_COORD });
             draw(&Prim { id: p.id, r }, &mut tile, &mem);
         }
         write_back(&tile, t, &mut mem, None);
@@ -467,15 +416,7 @@ mod tests {
         t.depth_addr = t.color_addr + 64 * 4 * 10;
         let mut mem = Memory::new();
         let mut bin = Binner::new(8);
-        bin.push(
-            ClipRect {
-                x0: 0,
-                y0: 10,
-                x1: 3,
-                y1: 10,
-            },
-            (),
-        );
+        bin.push(ClipRect { x0: 0, y0: 10, x1: 3, y1: 10 }, ());
         bin.flush(&t, &mut mem, None, &|_, tile: &mut Tile, _| {
             for x in 0..4 {
                 tile.write_color(x, 10, 0xAABB_CCDD);
@@ -489,15 +430,7 @@ mod tests {
         let t = target(512);
         let mut mem = Memory::new();
         let mut bin = Binner::new(16);
-        bin.push(
-            ClipRect {
-                x0: 0,
-                y0: 40,
-                x1: 0,
-                y1: 40,
-            },
-            (),
-        );
+        bin.push(ClipRect { x0: 0, y0: 40, x1: 0, y1: 40 }, ());
         // Something else changes VRAM after the (conceptual) snapshot of other rows: a
         // band-wise flush must not rewrite rows it never drew.
         mem.write_u32(t.color_addr, 0x1234_5678).unwrap();

@@ -464,10 +464,7 @@ pub fn name(op: u8) -> &'static str {
 
 /// Look a mnemonic up (case-insensitive), for hand-written lists and tools.
 pub fn by_name(name: &str) -> Option<u8> {
-    TABLE
-        .iter()
-        .find(|c| c.name != "UNKNOWN" && c.name.eq_ignore_ascii_case(name))
-        .map(|c| c.op)
+    TABLE.iter().find(|c| c.name != "UNKNOWN" && c.name.eq_ignore_ascii_case(name)).map(|c| c.op)
 }
 
 /// Split a command word into (command number, 24-bit argument).

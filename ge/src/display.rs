@@ -33,11 +33,7 @@ pub struct DisplayBuffer {
 impl DisplayBuffer {
     /// The display at power-on [PP sceDisplay.cpp __DisplayInit]: VRAM start, 512, 8888.
     pub fn power_on() -> DisplayBuffer {
-        DisplayBuffer {
-            addr: 0x0400_0000,
-            stride: 512,
-            format: 3,
-        }
+        DisplayBuffer { addr: 0x0400_0000, stride: 512, format: 3 }
     }
 
     /// The address the software renderer reads: a zero top byte means uncached VRAM
@@ -167,8 +163,7 @@ impl Image {
             enc.set_color(png::ColorType::Rgba);
             enc.set_depth(png::BitDepth::Eight);
             let mut w = enc.write_header().map_err(|e| ImageError::PngEncode(e.to_string()))?;
-            w.write_image_data(&self.rgba)
-                .map_err(|e| ImageError::PngEncode(e.to_string()))?;
+            w.write_image_data(&self.rgba).map_err(|e| ImageError::PngEncode(e.to_string()))?;
         }
         Ok(out)
     }
@@ -176,10 +171,7 @@ impl Image {
     pub fn save_png(&self, path: impl AsRef<Path>) -> Result<(), ImageError> {
         let path = path.as_ref();
         let bytes = self.to_png()?;
-        std::fs::write(path, bytes).map_err(|source| ImageError::Io {
-            path: path.display().to_string(),
-            source,
-        })
+        std::fs::write(path, bytes).map_err(|source| ImageError::Io { path: path.display().to_string(), source })
     }
 
     /// Decode a reference: "BM" → PPSSPP's BMP reading, anything else → PNG (§8.4).
@@ -193,10 +185,8 @@ impl Image {
 
     pub fn load(path: impl AsRef<Path>) -> Result<Image, ImageError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| ImageError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let bytes =
+            std::fs::read(path).map_err(|source| ImageError::Io { path: path.display().to_string(), source })?;
         Self::from_bytes(&bytes)
     }
 
@@ -204,9 +194,7 @@ impl Image {
     /// the header is not looked at [PP Compare.cpp ScreenshotComparer::Compare].
     pub fn from_bmp(bytes: &[u8]) -> Result<Image, ImageError> {
         let n = (CANVAS_W * SCREEN_H * 4) as usize;
-        let data = bytes
-            .get(54..54 + n)
-            .ok_or(ImageError::BmpTooShort { len: bytes.len() })?;
+        let data = bytes.get(54..54 + n).ok_or(ImageError::BmpTooShort { len: bytes.len() })?;
         let mut img = Image::black(CANVAS_W, SCREEN_H);
         for y in 0..SCREEN_H {
             let src_row = (SCREEN_H - 1 - y) as usize * CANVAS_W as usize * 4;
@@ -228,9 +216,7 @@ impl Image {
         if w as u64 * h as u64 > (1 << 26) {
             return Err(ImageError::TooLarge { width: w, height: h });
         }
-        let size = reader
-            .output_buffer_size()
-            .ok_or(ImageError::TooLarge { width: w, height: h })?;
+        let size = reader.output_buffer_size().ok_or(ImageError::TooLarge { width: w, height: h })?;
         let mut buf = vec![0u8; size];
         let info = reader.next_frame(&mut buf).map_err(err)?;
         let buf = &buf[..info.buffer_size()];
@@ -296,11 +282,7 @@ pub fn diff_image(actual: &Image, reference: &Image) -> Image {
             let d: [u8; 3] = std::array::from_fn(|c| (a[c].abs_diff(r[c]) as u32 * 8).min(255) as u8);
             out.put(x, y + SCREEN_H, [d[0], d[1], d[2], 255]);
             let differs = d != [0, 0, 0];
-            let marked = if differs {
-                [255, 0, 0, 255]
-            } else {
-                [r[0] / 3, r[1] / 3, r[2] / 3, 255]
-            };
+            let marked = if differs { [255, 0, 0, 255] } else { [r[0] / 3, r[1] / 3, r[2] / 3, 255] };
             out.put(x + SCREEN_W, y + SCREEN_H, marked);
         }
     }
@@ -349,10 +331,7 @@ mod tests {
         bmp[i..i + 4].copy_from_slice(&[3, 2, 1, 9]);
         let b = Image::from_bytes(&bmp).unwrap();
         assert_eq!(b.get(3, 4), [1, 2, 3, 9]);
-        assert!(matches!(
-            Image::from_bytes(&bmp[..100]),
-            Err(ImageError::BmpTooShort { .. })
-        ));
+        assert!(matches!(Image::from_bytes(&bmp[..100]), Err(ImageError::BmpTooShort { .. })));
     }
 
     #[test]
@@ -362,23 +341,13 @@ mod tests {
         mem.write(0x0400_0000, &0x801Fu16.to_le_bytes()).unwrap();
         // Row 1 pixel 0.
         mem.write(0x0400_0000 + 1024, &(31u16 << 10).to_le_bytes()).unwrap();
-        let img = DisplayBuffer {
-            addr: 0,
-            stride: 512,
-            format: 1,
-        }
-        .capture(&mem);
+        let img = DisplayBuffer { addr: 0, stride: 512, format: 1 }.capture(&mem);
         assert_eq!((img.width, img.height), (512, 272));
         assert_eq!(img.get(0, 0), [255, 0, 0, 255]);
         assert_eq!(img.get(0, 1), [0, 0, 255, 255]);
         assert_eq!(img.get(500, 0), [0, 0, 0, 255]);
         // Invalid address → black.
-        let img = DisplayBuffer {
-            addr: 0x1000_0000,
-            stride: 512,
-            format: 3,
-        }
-        .capture(&mem);
+        let img = DisplayBuffer { addr: 0x1000_0000, stride: 512, format: 3 }.capture(&mem);
         assert_eq!(img, Image::black(512, 272));
     }
 }

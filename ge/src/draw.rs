@@ -113,8 +113,7 @@ impl DrawState {
         let depth_matters = if clear {
             regs.arg(op::CLEARMODE) & (1 << 10) != 0
         } else {
-            regs.enabled(op::ZTESTENABLE)
-                && (!regs.enabled(op::ZWRITEDISABLE) || regs.field(op::ZTEST, 0, 3) != 1)
+            regs.enabled(op::ZTESTENABLE) && (!regs.enabled(op::ZWRITEDISABLE) || regs.field(op::ZTEST, 0, 3) != 1)
         };
         DrawState {
             pixel,
@@ -408,8 +407,8 @@ impl Ge {
 /// Rasterize one binned primitive into a band.
 fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
     let st = &*p.state;
-    let mut setup = RasterSetup::new(st.scissor, !st.through, st.texture.is_some())
-        .with_band(tile.y0, tile.y0 + tile.rows - 1);
+    let mut setup =
+        RasterSetup::new(st.scissor, !st.through, st.texture.is_some()).with_band(tile.y0, tile.y0 + tile.rows - 1);
     setup.flat_shading = st.flat;
     setup.antialias_lines = st.antialias;
     if let Some((x, y)) = st.trace {
@@ -517,8 +516,19 @@ fn trace_fragment(
     if let Some(t) = &st.texture {
         eprintln!(
             "   tex {:?} clut {:?} {:?} level0 {:?} max {} swz {} clamp {}/{} min {} mag {} mip {} lod {:?}/{}",
-            t.format, t.clut_format, t.clut_index, t.levels[0], t.max_level, t.swizzle, t.clamp_s, t.clamp_t,
-            t.min_linear, t.mag_linear, t.mip_linear, t.lod_mode, t.lod_bias
+            t.format,
+            t.clut_format,
+            t.clut_index,
+            t.levels[0],
+            t.max_level,
+            t.swizzle,
+            t.clamp_s,
+            t.clamp_t,
+            t.min_linear,
+            t.mag_linear,
+            t.mip_linear,
+            t.lod_mode,
+            t.lod_bias
         );
     }
 }

@@ -171,10 +171,7 @@ impl Dump {
     /// [`Dump::parse`] has already excluded).
     pub fn payload(&self, r: &Record) -> &[u8] {
         let start = r.ptr as usize;
-        start
-            .checked_add(r.sz as usize)
-            .and_then(|end| self.pushbuf.get(start..end))
-            .unwrap_or(&[])
+        start.checked_add(r.sz as usize).and_then(|end| self.pushbuf.get(start..end)).unwrap_or(&[])
     }
 
     /// Check every record against the pushbuf and the fixed-size rules (done by `parse`;
@@ -250,62 +247,25 @@ pub enum DumpErrorKind {
     #[error("cannot read file: {0}")]
     Io(#[source] std::io::Error),
     #[error("truncated: {what} needs {needed} bytes at byte offset {offset}, but the file has {len} bytes")]
-    Truncated {
-        what: &'static str,
-        offset: u64,
-        needed: u64,
-        len: u64,
-    },
+    Truncated { what: &'static str, offset: u64, needed: u64, len: u64 },
     #[error("not a PPSSPP GE dump: bytes 0..8 are {found:?}, expected \"PPSSPPGE\"")]
     BadMagic { found: String },
     #[error("unsupported dump version {version} at byte offset 8 (PPSSPP reads versions 2 to 6)")]
     UnsupportedVersion { version: u32 },
     #[error("{what} {value} at byte offset {offset} is above the limit of {limit}")]
-    TooLarge {
-        what: &'static str,
-        offset: u64,
-        value: u64,
-        limit: u64,
-    },
+    TooLarge { what: &'static str, offset: u64, value: u64, limit: u64 },
     #[error("{block} at byte offset {offset}: corrupt {codec} data: {msg}")]
-    Corrupt {
-        block: &'static str,
-        offset: u64,
-        codec: &'static str,
-        msg: String,
-    },
+    Corrupt { block: &'static str, offset: u64, codec: &'static str, msg: String },
     #[error("{block} at byte offset {offset}: {codec} data holds {actual} bytes, the header declares {expected}")]
-    SizeMismatch {
-        block: &'static str,
-        offset: u64,
-        codec: &'static str,
-        expected: u64,
-        actual: u64,
-    },
+    SizeMismatch { block: &'static str, offset: u64, codec: &'static str, expected: u64, actual: u64 },
     #[error(
         "{block} at byte offset {offset}: {codec} data expands beyond the declared {expected} bytes (stopped there)"
     )]
-    Oversized {
-        block: &'static str,
-        offset: u64,
-        codec: &'static str,
-        expected: u64,
-    },
+    Oversized { block: &'static str, offset: u64, codec: &'static str, expected: u64 },
     #[error("record {index} ({kind}, command-array byte offset {}): payload {ptr:#x}+{sz:#x} is outside the {pushbuf}-byte pushbuf", *.index as u64 * 9)]
-    RecordOutOfBounds {
-        index: usize,
-        kind: &'static str,
-        ptr: u32,
-        sz: u32,
-        pushbuf: usize,
-    },
+    RecordOutOfBounds { index: usize, kind: &'static str, ptr: u32, sz: u32, pushbuf: usize },
     #[error("record {index} ({kind}, command-array byte offset {}): payload of {sz} bytes, expected {expected}", *.index as u64 * 9)]
-    RecordSize {
-        index: usize,
-        kind: &'static str,
-        sz: u32,
-        expected: String,
-    },
+    RecordSize { index: usize, kind: &'static str, sz: u32, expected: String },
     #[error("zip archive: {0}")]
     Zip(String),
     #[error("zip archive has no .ppdmp entry ({entries} entries)")]

@@ -202,9 +202,7 @@ impl Ge {
     /// (framebuffer moves flush the bins).
     fn on_register_change(&mut self, cmd: u8) {
         match cmd {
-            op::FRAMEBUFPTR | op::FRAMEBUFWIDTH | op::ZBUFPTR | op::ZBUFWIDTH | op::FRAMEBUFPIXFORMAT => {
-                self.flush()
-            }
+            op::FRAMEBUFPTR | op::FRAMEBUFWIDTH | op::ZBUFPTR | op::ZBUFWIDTH | op::FRAMEBUFPIXFORMAT => self.flush(),
             _ => {}
         }
     }
@@ -213,7 +211,8 @@ impl Ge {
     /// the CLUT cache now. Invalid bytes read as 0; address 0 leaves the cache unchanged
     /// (ppdmp-format.md §7, PPSSPP `SoftGPU::Execute_LoadClut`).
     fn load_clut(&mut self, arg: u32) {
-        let addr = (self.regs.arg(op::CLUTADDR) & 0x00FF_FFF0) | ((self.regs.arg(op::CLUTADDRUPPER) & 0x000F_0000) << 8);
+        let addr =
+            (self.regs.arg(op::CLUTADDR) & 0x00FF_FFF0) | ((self.regs.arg(op::CLUTADDRUPPER) & 0x000F_0000) << 8);
         let bytes = (((arg & 0x3F) * 32) as usize).min(1024);
         if addr == 0 || bytes == 0 {
             return;
@@ -484,10 +483,10 @@ mod draw_error_tests {
         let mut ge = Ge::new();
         let list = 0x0880_0000;
         let words = [
-            word(op::VERTEXTYPE, 3 << 7),   // float positions
+            word(op::VERTEXTYPE, 3 << 7), // float positions
             word(op::BASE, 0x00_0000),
-            word(op::VADDR, 0x00_0100),     // address 0x100: unmapped
-            word(op::PRIM, (3 << 16) | 3),  // one triangle
+            word(op::VADDR, 0x00_0100),    // address 0x100: unmapped
+            word(op::PRIM, (3 << 16) | 3), // one triangle
             word(op::FINISH, 0),
             word(op::END, 0),
         ];

@@ -88,10 +88,7 @@ impl PatchParams {
     /// BEZIER. Fields per ge-reference.md §1.2 and PP `SoftGPU::Execute_Bezier/Spline`.
     pub fn decode(regs: &Regs, cmd: u8, arg: u32, vtype: &VertexType) -> PatchParams {
         let kind = if cmd == op::SPLINE {
-            PatchKind::Spline {
-                u_edge: ((arg >> 16) & 3) as u8,
-                v_edge: ((arg >> 18) & 3) as u8,
-            }
+            PatchKind::Spline { u_edge: ((arg >> 16) & 3) as u8, v_edge: ((arg >> 18) & 3) as u8 }
         } else {
             PatchKind::Bezier
         };
@@ -179,11 +176,8 @@ impl Surface {
             return None;
         }
         let bezier = params.kind == PatchKind::Bezier;
-        let (patches_u, patches_v) = if bezier {
-            ((points_u - 1) / 3, (points_v - 1) / 3)
-        } else {
-            (points_u - 3, points_v - 3)
-        };
+        let (patches_u, patches_v) =
+            if bezier { ((points_u - 1) / 3, (points_v - 1) / 3) } else { (points_u - 3, points_v - 3) };
         // A division of 0 is drawn as 1; the headless reference uses the highest curve
         // quality, which keeps the register values [PP `SurfaceInfo::BaseInit`].
         let mut tu = i64::from(params.u_div & 0x7F).max(1);
@@ -325,11 +319,7 @@ fn sample_rows<const N: usize>(attr: &[[f32; N]], rows: &[usize; 4], w: &[f32; 4
 
 #[inline]
 fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
 /// Tessellate: control points in row-major order (u fastest). Returns vertices and the GE primitive type plus an index
@@ -352,20 +342,13 @@ fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
 pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
     let prim = params.primitive();
     let Some(s) = Surface::new(params, control.len()) else {
-        return Tessellation {
-            vertices: Vec::new(),
-            indices: Vec::new(),
-            prim,
-        };
+        return Tessellation { vertices: Vec::new(), indices: Vec::new(), prim };
     };
     let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
     let control = &control[..n];
 
     let (wu, wv) = match params.kind {
-        PatchKind::Bezier => (
-            basis::bezier_weights(s.tess_u as u32),
-            basis::bezier_weights(s.tess_v as u32),
-        ),
+        PatchKind::Bezier => (basis::bezier_weights(s.tess_u as u32), basis::bezier_weights(s.tess_v as u32)),
         PatchKind::Spline { u_edge, v_edge } => (
             basis::spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
             basis::spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
@@ -373,16 +356,9 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
     };
 
     let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
-    let tex: Vec<[f32; 2]> = if params.has_texcoord {
-        control.iter().map(|v| v.uv).collect()
-    } else {
-        Vec::new()
-    };
-    let col: Vec<[f32; 4]> = if params.has_color {
-        control.iter().map(|v| v.color.map(u8_to_unit)).collect()
-    } else {
-        Vec::new()
-    };
+    let tex: Vec<[f32; 2]> = if params.has_texcoord { control.iter().map(|v| v.uv).collect() } else { Vec::new() };
+    let col: Vec<[f32; 4]> =
+        if params.has_color { control.iter().map(|v| v.color.map(u8_to_unit)).collect() } else { Vec::new() };
     let default_color = control.first().map_or([0; 4], |v| v.color);
 
     let mut out = vec![Vertex::default(); s.vertex_count()];
@@ -399,21 +375,9 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
                     continue;
                 };
                 let u_pos = sample_rows(&pos, &rows, &w_u.basis);
-                let u_col = if params.has_color {
-                    sample_rows(&col, &rows, &w_u.basis)
-                } else {
-                    [[0.0; 4]; 4]
-                };
-                let u_tex = if params.has_texcoord {
-                    sample_rows(&tex, &rows, &w_u.basis)
-                } else {
-                    [[0.0; 2]; 4]
-                };
-                let u_der = if params.has_normal {
-                    sample_rows(&pos, &rows, &w_u.deriv)
-                } else {
-                    [[0.0; 3]; 4]
-                };
+                let u_col = if params.has_color { sample_rows(&col, &rows, &w_u.basis) } else { [[0.0; 4]; 4] };
+                let u_tex = if params.has_texcoord { sample_rows(&tex, &rows, &w_u.basis) } else { [[0.0; 2]; 4] };
+                let u_der = if params.has_normal { sample_rows(&pos, &rows, &w_u.deriv) } else { [[0.0; 3]; 4] };
                 for tile_v in s.start(patch_v)..=s.tess_v {
                     let Some(w_v) = wv.get(s.weight_index(patch_v, tile_v, s.tess_v)) else {
                         continue;
@@ -422,18 +386,12 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
                         continue;
                     };
                     vert.pos = sample(&u_pos, &w_v.basis);
-                    vert.color = if params.has_color {
-                        sample(&u_col, &w_v.basis).map(unit_to_u8)
-                    } else {
-                        default_color
-                    };
+                    vert.color =
+                        if params.has_color { sample(&u_col, &w_v.basis).map(unit_to_u8) } else { default_color };
                     vert.uv = if params.has_texcoord {
                         sample(&u_tex, &w_v.basis)
                     } else {
-                        [
-                            patch_u as f32 + tile_u as f32 * inv_u,
-                            patch_v as f32 + tile_v as f32 * inv_v,
-                        ]
+                        [patch_u as f32 + tile_u as f32 * inv_u, patch_v as f32 + tile_v as f32 * inv_v]
                     };
                     vert.normal = if params.has_normal {
                         let du = sample(&u_der, &w_v.basis);
@@ -454,9 +412,5 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
     }
 
     let indices = s.build_indices(params.output & 3 == 1);
-    Tessellation {
-        vertices: out,
-        indices,
-        prim,
-    }
+    Tessellation { vertices: out, indices, prim }
 }

@@ -162,10 +162,7 @@ impl PixelState {
         // [PP GPUState.h getDitherValue] 4-bit fields sign-extended; bits above 15 ignored.
         let dither = regs.enabled(op::DITHERENABLE).then(|| {
             let mut m = [0i8; 16];
-            for (y, row) in [op::DITH0, op::DITH0 + 1, op::DITH0 + 2, op::DITH0 + 3]
-                .into_iter()
-                .enumerate()
-            {
+            for (y, row) in [op::DITH0, op::DITH0 + 1, op::DITH0 + 2, op::DITH0 + 3].into_iter().enumerate() {
                 for x in 0..4 {
                     let raw = regs.field(row, 4 * x as u32, 4) as u8;
                     m[y * 4 + x] = ((raw << 4) as i8) >> 4;
@@ -221,11 +218,7 @@ impl PixelState {
         // [PP ComputePixelFuncID colorWriteMask] stencil bits are protected whenever this
         // draw does not write stencil; the 8888 mask is truncated like a colour.
         if color_mask != 0 {
-            let m = if writes_stencil {
-                color_mask
-            } else {
-                color_mask | 0xFF00_0000
-            };
+            let m = if writes_stencil { color_mask } else { color_mask | 0xFF00_0000 };
             st.write_mask = convert_mask(fmt, m);
         }
         st.logic_sets_alpha = st.logic == Some(LogicOp::OrInverted)
@@ -256,11 +249,8 @@ impl PixelState {
         let sfunc = Compare::from_code(regs.field(op::STENCILTEST, 0, 3));
         let sref = regs.field(op::STENCILTEST, 8, 8) as u8;
         let smask = regs.field(op::STENCILTEST, 16, 8) as u8;
-        let (sfail_raw, zfail_raw, zpass_raw) = (
-            regs.field(op::STENCILOP, 0, 3),
-            regs.field(op::STENCILOP, 8, 3),
-            regs.field(op::STENCILOP, 16, 3),
-        );
+        let (sfail_raw, zfail_raw, zpass_raw) =
+            (regs.field(op::STENCILOP, 0, 3), regs.field(op::STENCILOP, 8, 3), regs.field(op::STENCILOP, 16, 3));
         let mut stencil = if stencil_enabled && sfunc == Compare::Always {
             let stencil_write = regs.field(op::MASKALPHA, 0, 8) != 0xFF && fmt != FbFormat::Rgb565;
             if ztest && zfunc != Compare::Always {
@@ -436,11 +426,7 @@ fn dither_clamp(st: &PixelState, x: i32, y: i32, rgb: [i32; 3]) -> [u8; 3] {
         Some(m) => m[(((y & 3) << 2) | (x & 3)) as usize] as i32,
         None => 0,
     };
-    [
-        (rgb[0] + d).clamp(0, 255) as u8,
-        (rgb[1] + d).clamp(0, 255) as u8,
-        (rgb[2] + d).clamp(0, 255) as u8,
-    ]
+    [(rgb[0] + d).clamp(0, 255) as u8, (rgb[1] + d).clamp(0, 255) as u8, (rgb[2] + d).clamp(0, 255) as u8]
 }
 
 #[inline]
@@ -552,11 +538,7 @@ fn draw_clear<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u
         return;
     }
     let rgb = dither_clamp(st, x, y, [color[0] as i32, color[1] as i32, color[2] as i32]);
-    let alpha_bits = if st.clear_stencil {
-        F::pack_stencil(color[3])
-    } else {
-        old & F::STENCIL_BITS
-    };
+    let alpha_bits = if st.clear_stencil { F::pack_stencil(color[3]) } else { old & F::STENCIL_BITS };
     let full = F::pack_rgb(rgb) | alpha_bits;
     tile.write_color_at(co, (full & !st.write_mask) | (old & st.write_mask));
 }

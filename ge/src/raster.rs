@@ -64,24 +64,14 @@ pub struct ClipRect {
 
 impl ClipRect {
     /// The rectangle that contains nothing.
-    pub const EMPTY: ClipRect = ClipRect {
-        x0: 0,
-        y0: 0,
-        x1: -1,
-        y1: -1,
-    };
+    pub const EMPTY: ClipRect = ClipRect { x0: 0, y0: 0, x1: -1, y1: -1 };
 
     pub fn is_empty(&self) -> bool {
         self.x1 < self.x0 || self.y1 < self.y0
     }
 
     pub fn intersect(&self, o: &ClipRect) -> ClipRect {
-        ClipRect {
-            x0: self.x0.max(o.x0),
-            y0: self.y0.max(o.y0),
-            x1: self.x1.min(o.x1),
-            y1: self.y1.min(o.y1),
-        }
+        ClipRect { x0: self.x0.max(o.x0), y0: self.y0.max(o.y0), x1: self.x1.min(o.x1), y1: self.y1.min(o.y1) }
     }
 
     pub fn contains(&self, x: i32, y: i32) -> bool {
@@ -131,11 +121,7 @@ impl RasterSetup {
 
     /// The same setup restricted to rows `y0..=y1`.
     pub fn with_band(self, y0: i32, y1: i32) -> RasterSetup {
-        RasterSetup {
-            band_y0: y0,
-            band_y1: y1,
-            ..self
-        }
+        RasterSetup { band_y0: y0, band_y1: y1, ..self }
     }
 
     #[inline]
@@ -149,24 +135,14 @@ impl RasterSetup {
 /// [`ClipRect::EMPTY`].
 pub fn bounds(v: &[ScreenVertex]) -> ClipRect {
     let Some(first) = v.first() else { return ClipRect::EMPTY };
-    let mut r = ClipRect {
-        x0: first.x.0,
-        y0: first.y.0,
-        x1: first.x.0,
-        y1: first.y.0,
-    };
+    let mut r = ClipRect { x0: first.x.0, y0: first.y.0, x1: first.x.0, y1: first.y.0 };
     for p in &v[1..] {
         r.x0 = r.x0.min(p.x.0);
         r.y0 = r.y0.min(p.y.0);
         r.x1 = r.x1.max(p.x.0);
         r.y1 = r.y1.max(p.y.0);
     }
-    ClipRect {
-        x0: r.x0 >> 4,
-        y0: r.y0 >> 4,
-        x1: r.x1 >> 4,
-        y1: r.y1 >> 4,
-    }
+    ClipRect { x0: r.x0 >> 4, y0: r.y0 >> 4, x1: r.x1 >> 4, y1: r.y1 >> 4 }
 }
 
 /// PPSSPP's bin range in 1/16 units: the bounding box widened to whole pixels and
@@ -256,11 +232,7 @@ fn clamp_u8(v: i32) -> u8 {
 /// neighbouring positions with s/t offset by (ds, dt) so the texture stage's per-quad
 /// derivatives equal PPSSPP's per-pixel LOD inputs.
 fn single_pixel_quad(f: Fragment, ds: f32, dt: f32, w: f32) -> Quad {
-    let mut q = Quad {
-        frags: [f; 4],
-        mask: 1,
-        w,
-    };
+    let mut q = Quad { frags: [f; 4], mask: 1, w };
     q.frags[1].x = f.x + 1;
     q.frags[1].s = f.s + ds;
     q.frags[2].y = f.y + 1;

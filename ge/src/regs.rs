@@ -119,8 +119,7 @@ impl Default for Matrices {
 /// 4x3 identity in GE element order.
 pub const IDENTITY_4X3: [f32; 12] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
 /// 4x4 identity.
-pub const IDENTITY_4X4: [f32; 16] =
-    [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+pub const IDENTITY_4X4: [f32; 16] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
 
 #[cfg(test)]
 mod tests {

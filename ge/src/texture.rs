@@ -122,11 +122,7 @@ impl TextureState {
         let format = TexFormat::from_bits(regs.arg(op::TEXFORMAT));
         let filter = regs.arg(op::TEXFILTER);
         let texmode = regs.arg(op::TEXMODE);
-        let max_level = if filter & 4 != 0 {
-            ((texmode >> 16) & 7) as u8
-        } else {
-            0
-        };
+        let max_level = if filter & 4 != 0 { ((texmode >> 16) & 7) as u8 } else { 0 };
         let mut levels = [LevelInfo::default(); 8];
         for (i, l) in levels.iter_mut().enumerate() {
             let bw = regs.arg(op::TEXBUFWIDTH0 + i as u8);
@@ -143,11 +139,7 @@ impl TextureState {
         let any_invalid = levels[..=max_level as usize].iter().any(|l| !l.valid);
         let clutformat = regs.arg(op::CLUTFORMAT);
         let clut_format = ClutFormat::from_bits(clutformat);
-        let palette = if format.is_clut() {
-            clut_format.decode_palette(clut)
-        } else {
-            Vec::new()
-        };
+        let palette = if format.is_clut() { clut_format.decode_palette(clut) } else { Vec::new() };
         let texfunc = regs.arg(op::TEXFUNC);
         let level = regs.arg(op::TEXLEVEL);
         let (w0, h0) = (levels[0].width as f32, levels[0].height as f32);
@@ -219,15 +211,7 @@ impl TextureState {
         let info = self.levels.get(i).copied().unwrap_or_default();
         let clut_level = if self.shared_clut { 0 } else { 16 * i as u32 };
         Level {
-            src: LevelSrc::new(
-                mem,
-                info.addr,
-                info.bufw,
-                self.swizzle,
-                &self.palette,
-                self.clut_index,
-                clut_level,
-            ),
+            src: LevelSrc::new(mem, info.addr, info.bufw, self.swizzle, &self.palette, self.clut_index, clut_level),
             u: Axis::new(info.width, self.clamp_s).with_cpp_fallback(self.cpp_sampler),
             v: Axis::new(info.height, self.clamp_t).with_cpp_fallback(self.cpp_sampler),
         }
@@ -288,10 +272,9 @@ pub fn shade_fragment(st: &TextureState, mem: &Memory, f: &Fragment, lod: Lod) -
 #[inline]
 fn stage(st: &TextureState, f: &Fragment, texel: Option<[u8; 4]>) -> [u8; 4] {
     match texel {
-        Some(t) if f.color0_indefinite != 0 && !st.cpp_sampler => func::add_secondary(
-            func::apply_indefinite(&st.func, f.color0, f.color0_indefinite, t),
-            f.color1,
-        ),
+        Some(t) if f.color0_indefinite != 0 && !st.cpp_sampler => {
+            func::add_secondary(func::apply_indefinite(&st.func, f.color0, f.color0_indefinite, t), f.color1)
+        }
         Some(t) => texture_function(st, f.color0, f.color1, t),
         None => func::add_secondary([0; 4], f.color1),
     }

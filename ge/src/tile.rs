@@ -112,15 +112,9 @@ impl Tile {
     pub fn read_color_at(&self, o: Option<usize>) -> u32 {
         let Some(o) = o else { return 0 };
         if self.fmt.bpp() == 4 {
-            self.color
-                .get(o..o + 4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .map_or(0, u32::from_le_bytes)
+            self.color.get(o..o + 4).and_then(|b| <[u8; 4]>::try_from(b).ok()).map_or(0, u32::from_le_bytes)
         } else {
-            self.color
-                .get(o..o + 2)
-                .and_then(|b| <[u8; 2]>::try_from(b).ok())
-                .map_or(0, u16::from_le_bytes) as u32
+            self.color.get(o..o + 2).and_then(|b| <[u8; 2]>::try_from(b).ok()).map_or(0, u16::from_le_bytes) as u32
         }
     }
 
@@ -150,9 +144,7 @@ impl Tile {
     /// [`Tile::read_depth`] at an offset from [`Tile::depth_offset`].
     #[inline(always)]
     pub fn read_depth_at(&self, o: Option<usize>) -> u16 {
-        o.and_then(|o| self.depth.get(o..o + 2))
-            .and_then(|b| <[u8; 2]>::try_from(b).ok())
-            .map_or(0, u16::from_le_bytes)
+        o.and_then(|o| self.depth.get(o..o + 2)).and_then(|b| <[u8; 2]>::try_from(b).ok()).map_or(0, u16::from_le_bytes)
     }
 
     /// [`Tile::write_depth`] at an offset from [`Tile::depth_offset`].

@@ -153,7 +153,16 @@ mod tests {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn t(src: u32, src_stride: u32, dst: u32, dst_stride: u32, s: (u32, u32), d: (u32, u32), width: u32, height: u32) -> Transfer {
+    fn t(
+        src: u32,
+        src_stride: u32,
+        dst: u32,
+        dst_stride: u32,
+        s: (u32, u32),
+        d: (u32, u32),
+        width: u32,
+        height: u32,
+    ) -> Transfer {
         Transfer {
             src,
             src_stride,

@@ -101,18 +101,11 @@ impl TransformState {
             2 => {
                 let dir = |ls: u32| {
                     let b = op::LX0 as u32 + 3 * ls;
-                    let raw = [
-                        regs.float(b as u8),
-                        regs.float((b + 1) as u8),
-                        regs.float((b + 2) as u8),
-                    ];
+                    let raw = [regs.float(b as u8), regs.float((b + 1) as u8), regs.float((b + 2) as u8)];
                     normalized_or_001_approx(raw)
                 };
                 TexGen::EnvMap {
-                    light_dirs: [
-                        dir(regs.field(op::TEXSHADELS, 0, 2)),
-                        dir(regs.field(op::TEXSHADELS, 8, 2)),
-                    ],
+                    light_dirs: [dir(regs.field(op::TEXSHADELS, 0, 2)), dir(regs.field(op::TEXSHADELS, 8, 2))],
                 }
             }
             // Mode 3 behaves as mode 0 [PP `ComputeTransformState` GE_TEXMAP_UNKNOWN].
@@ -133,11 +126,7 @@ impl TransformState {
         let world4 = widen43(&mats.world);
         let view4 = widen43(&mats.view);
         let worldview = then44(&world4, &view4);
-        let clip_matrix = if clip_from_world {
-            then44(&view4, &mats.proj)
-        } else {
-            then44(&worldview, &mats.proj)
-        };
+        let clip_matrix = if clip_from_world { then44(&view4, &mats.proj) } else { then44(&worldview, &mats.proj) };
 
         let fog_enabled = !through && regs.enabled(op::FOGENABLE);
         let mut fog = [0.0; 4];
@@ -166,30 +155,15 @@ impl TransformState {
         TransformState {
             through,
             depth_clamp: regs.enabled(op::DEPTHCLAMPENABLE),
-            offset: [
-                (regs.arg(op::OFFSETX) & 0xFFFF) as i32,
-                (regs.arg(op::OFFSETY) & 0xFFFF) as i32,
-            ],
-            scale: [
-                regs.float(op::VIEWPORTXSCALE),
-                regs.float(op::VIEWPORTYSCALE),
-                regs.float(op::VIEWPORTZSCALE),
-            ],
-            center: [
-                regs.float(op::VIEWPORTXCENTER),
-                regs.float(op::VIEWPORTYCENTER),
-                regs.float(op::VIEWPORTZCENTER),
-            ],
+            offset: [(regs.arg(op::OFFSETX) & 0xFFFF) as i32, (regs.arg(op::OFFSETY) & 0xFFFF) as i32],
+            scale: [regs.float(op::VIEWPORTXSCALE), regs.float(op::VIEWPORTYSCALE), regs.float(op::VIEWPORTZSCALE)],
+            center: [regs.float(op::VIEWPORTXCENTER), regs.float(op::VIEWPORTYCENTER), regs.float(op::VIEWPORTZCENTER)],
             texgen,
             fog_enabled,
             fog,
             light,
             // Skinning only outside through mode [PP `VertexDecoder` through position steps].
-            skin_weights: if vtype.has_weights() && !through {
-                vtype.weight_count.min(8) as usize
-            } else {
-                0
-            },
+            skin_weights: if vtype.has_weights() && !through { vtype.weight_count.min(8) as usize } else { 0 },
             skin_normal: vtype.has_normal(),
             bones: mats.bones,
             world: mats.world,
@@ -246,16 +220,9 @@ pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
     };
     // [PP `Dot43` SSE4 path]: (a·x + b·y) + (c·z + d·1).
     let f = &st.fog;
-    let fog = if st.fog_enabled {
-        (f[0] * pos[0] + f[1] * pos[1]) + (f[2] * pos[2] + f[3] * 1.0)
-    } else {
-        1.0
-    };
-    let world_normal = if st.uses_world_normal {
-        normalize_or_001(norm43(&st.world, normal)).0
-    } else {
-        [0.0, 0.0, 1.0]
-    };
+    let fog = if st.fog_enabled { (f[0] * pos[0] + f[1] * pos[1]) + (f[2] * pos[2] + f[3] * 1.0) } else { 1.0 };
+    let world_normal =
+        if st.uses_world_normal { normalize_or_001(norm43(&st.world, normal)).0 } else { [0.0, 0.0, 1.0] };
     let stq = match st.texgen {
         TexGen::Uv { scale, offset } => [v.uv[0] * scale[0] + offset[0], v.uv[1] * scale[1] + offset[1], 1.0],
         TexGen::Matrix(src) => {
@@ -268,23 +235,15 @@ pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
             };
             mul43(&st.tgen, source)
         }
-        TexGen::EnvMap { light_dirs } => [
-            (dot3(light_dirs[0], world_normal) + 1.0) / 2.0,
-            (dot3(light_dirs[1], world_normal) + 1.0) / 2.0,
-            1.0,
-        ],
+        TexGen::EnvMap { light_dirs } => {
+            [(dot3(light_dirs[0], world_normal) + 1.0) / 2.0, (dot3(light_dirs[1], world_normal) + 1.0) / 2.0, 1.0]
+        }
     };
     let (color0, color1) = match &st.light {
         Some(l) => l.light(v.color, world_pos, world_normal),
         None => (v.color, [0; 3]),
     };
-    ClipVertex {
-        clip,
-        stq,
-        color0,
-        color1,
-        fog,
-    }
+    ClipVertex { clip, stq, color0, color1, fog }
 }
 
 /// Through mode: x, y → 12.4 by truncation, z as an unsigned 16-bit value, w = 1,

@@ -269,12 +269,7 @@ fn decode_color(fmt: ColorFormat, s: Src, off: usize, material: [u8; 4]) -> [u8;
         }
         ColorFormat::Rgba5551 => {
             let c = s.u16(off);
-            [
-                expand5(c),
-                expand5(c >> 5),
-                expand5(c >> 10),
-                if c >> 15 != 0 { 255 } else { 0 },
-            ]
+            [expand5(c), expand5(c >> 5), expand5(c >> 10), if c >> 15 != 0 { 255 } else { 0 }]
         }
         ColorFormat::Rgba4444 => {
             let c = s.u16(off);
@@ -454,11 +449,7 @@ pub fn decode_vertex(layout: &VertexLayout, bytes: &[u8], params: &DecodeParams,
         // [HW primitives/triangles, points; PP Step_PosS8Through] s8 through = (0,0,0).
         (NumFormat::Byte, true) => [0.0; 3],
         // [PP Step_PosS16Through] x, y signed pixels, z unsigned; first target only.
-        (NumFormat::Short, true) => [
-            f32::from(s.s16(off)),
-            f32::from(s.s16(off + 2)),
-            f32::from(s.u16(off + 4)),
-        ],
+        (NumFormat::Short, true) => [f32::from(s.s16(off)), f32::from(s.s16(off + 2)), f32::from(s.u16(off + 4))],
         // [PP Step_PosFloatThrough] x, y as is (NaN kept), z clamped to [0, 65535] (NaN kept).
         (NumFormat::Float, true) => {
             let z = s.f32(off + 8);
@@ -587,33 +578,19 @@ pub fn decode_draw(
     let isize = vt.index.size();
     let indexed = isize != 0;
     if count == 0 {
-        return Ok(DecodedDraw {
-            vertices: Vec::new(),
-            vaddr,
-            iaddr,
-        });
+        return Ok(DecodedDraw { vertices: Vec::new(), vaddr, iaddr });
     }
     // [PP SoftGPU::Execute_Prim] start addresses are validated before anything else.
     if Memory::locate(vaddr).is_none() {
-        return Err(MemError {
-            addr: vaddr,
-            len: layout.extent,
-        });
+        return Err(MemError { addr: vaddr, len: layout.extent });
     }
     if indexed && Memory::locate(iaddr).is_none() {
-        return Err(MemError {
-            addr: iaddr,
-            len: isize,
-        });
+        return Err(MemError { addr: iaddr, len: isize });
     }
 
     // [PP TransformUnit::SubmitPrimitive] no position: returns before reading any vertex.
     let mut scratch = *persist;
-    let persist = if vt.position == NumFormat::None {
-        &mut scratch
-    } else {
-        persist
-    };
+    let persist = if vt.position == NumFormat::None { &mut scratch } else { persist };
 
     // [PP VertexDecoder::DecodeVerts] a start not aligned to the largest attribute alignment
     // zero-fills the decoded vertices. PPSSPP tests vaddr + size*lowest_index, which has the
@@ -659,11 +636,7 @@ pub fn decode_draw(
     } else {
         (vaddr.wrapping_add(count.wrapping_mul(layout.stride)), iaddr)
     };
-    Ok(DecodedDraw {
-        vertices: out,
-        vaddr: nv,
-        iaddr: ni,
-    })
+    Ok(DecodedDraw { vertices: out, vaddr: nv, iaddr: ni })
 }
 
 fn num_name(f: NumFormat, signed: bool) -> &'static str {
@@ -702,13 +675,7 @@ impl fmt::Display for VertexLayout {
         }
         write!(f, " pos={}@{}", num_name(vt.position, true), self.position_offset)?;
         if vt.has_weights() {
-            write!(
-                f,
-                " w={}x{}@{}",
-                num_name(vt.weight, false),
-                vt.weight_count,
-                self.weight_offset
-            )?;
+            write!(f, " w={}x{}@{}", num_name(vt.weight, false), vt.weight_count, self.weight_offset)?;
         } else {
             f.write_str(" w=none")?;
         }
@@ -770,14 +737,7 @@ pub fn format_vertex_exact(v: &Vertex, layout: &VertexLayout) -> String {
     if vt.color != ColorFormat::None {
         sep(&mut out);
         let c = v.color;
-        out.push_str(&format!(
-            "col=({}, {}, {}, {}) [0x{:08x}]",
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            u32::from_le_bytes(c)
-        ));
+        out.push_str(&format!("col=({}, {}, {}, {}) [0x{:08x}]", c[0], c[1], c[2], c[3], u32::from_le_bytes(c)));
     }
     if vt.has_normal() {
         sep(&mut out);

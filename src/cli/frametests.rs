@@ -104,7 +104,8 @@ fn run_case(c: &Case, args: &Args) -> Outcome {
         if let Some(out) = &args.out {
             img.save_png(out.join(format!("{}.png", c.name)))?;
         }
-        let reference = c.reference.as_ref().context("no reference image (NAME.ref.png, NAME.hardware.png or NAME.png)")?;
+        let reference =
+            c.reference.as_ref().context("no reference image (NAME.ref.png, NAME.hardware.png or NAME.png)")?;
         let reference = load_reference(reference)?;
         let score = mse(&img, &reference);
         let pixels = differing_pixels(&img, &reference);
@@ -177,7 +178,9 @@ fn discover(dir: &Path) -> anyhow::Result<Vec<Case>> {
 /// `a_vertex_000001` → `a_vertex`: the name without its trailing `_digits`.
 fn synthetic_family(name: &str) -> String {
     match name.rsplit_once('_') {
-        Some((prefix, digits)) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => prefix.to_string(),
+        Some((prefix, digits)) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            prefix.to_string()
+        }
         _ => name.to_string(),
     }
 }

@@ -22,10 +22,7 @@ fn state(clamp: bool) -> TransformState {
 }
 
 fn cv(x: f32, y: f32, z: f32, w: f32) -> ClipVertex {
-    ClipVertex {
-        clip: [x, y, z, w],
-        ..Default::default()
-    }
+    ClipVertex { clip: [x, y, z, w], ..Default::default() }
 }
 
 fn xy(t: &[ScreenVertex; 3]) -> [(i32, i32); 3] {
@@ -48,10 +45,7 @@ fn near_plane_clip_makes_a_fan() {
     assert_eq!(out.len(), 2);
     assert_eq!(xy(&out[0]), [(1600, 1600), (1685, 1600), (1685, 1771)]);
     assert_eq!(xy(&out[1]), [(1600, 1600), (1685, 1771), (1600, 1856)]);
-    assert_eq!(
-        [out[0][0].z, out[0][1].z, out[0][2].z, out[1][2].z],
-        [30000.0, 29000.0, 29000.0, 30000.0]
-    );
+    assert_eq!([out[0][0].z, out[0][1].z, out[0][2].z, out[1][2].z], [30000.0, 29000.0, 29000.0, 30000.0]);
     // Colours: t8 = trunc(256·2/3) = 170, (255·86 + 0·170)/256 = 85.
     assert_eq!(out[0][1].color0, [85; 4]);
     assert_eq!(out[0][2].color0, [85; 4]);
@@ -110,11 +104,7 @@ fn guard_band_rejects_whole_primitive() {
 #[test]
 fn all_negative_w_is_dropped() {
     let st = state(true);
-    let (a, b, c) = (
-        cv(0.0, 0.0, 0.5, -1.0),
-        cv(-1.0, 0.0, 0.5, -1.0),
-        cv(0.0, -1.0, 0.5, -1.0),
-    );
+    let (a, b, c) = (cv(0.0, 0.0, 0.5, -1.0), cv(-1.0, 0.0, 0.5, -1.0), cv(0.0, -1.0, 0.5, -1.0));
     let mut out = Vec::new();
     clip_triangle(&st, [&a, &b, &c], CullMode::None, &mut out);
     assert!(out.is_empty());
@@ -163,11 +153,7 @@ fn line_clipped_at_near_plane() {
 }
 
 fn sv(x: i32, y: i32) -> ScreenVertex {
-    ScreenVertex {
-        x: SubPixel(x),
-        y: SubPixel(y),
-        ..Default::default()
-    }
+    ScreenVertex { x: SubPixel(x), y: SubPixel(y), ..Default::default() }
 }
 
 #[test]
@@ -199,10 +185,7 @@ fn culling_windings_and_strip_flip() {
 #[test]
 fn degenerate_triangles() {
     // All on one row: dropped in every mode.
-    assert!(cull_screen_triangle(
-        &[sv(0, 16), sv(32, 16), sv(64, 16)],
-        CullMode::None
-    ));
+    assert!(cull_screen_triangle(&[sv(0, 16), sv(32, 16), sv(64, 16)], CullMode::None));
     // Diagonal zero area: passes the cross test in both orders (PPSSPP bins both).
     let mut out = Vec::new();
     screen_triangles(&[sv(0, 0), sv(16, 16), sv(32, 32)], None, CullMode::None, &mut out);

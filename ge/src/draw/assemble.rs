@@ -69,7 +69,12 @@ impl Sink<'_> {
 
     fn detect_state(&self) -> DetectState {
         let st = &self.state;
-        DetectState { through: st.through, textured: st.texture.is_some(), depth_matters: st.depth_matters, fog: st.fog }
+        DetectState {
+            through: st.through,
+            textured: st.texture.is_some(),
+            depth_matters: st.depth_matters,
+            fog: st.fog,
+        }
     }
 
     /// Queue a shape; [`Sink::finish`] bins the PRIM's shapes.
@@ -275,7 +280,9 @@ impl Assembler {
         let cull_off = cull == CullMode::None;
         let through = sink.through();
         match prim {
-            PrimType::Triangles if through && cull_off && self.index == 0 && verts.len() >= 6 && verts.len().is_multiple_of(6) => {
+            PrimType::Triangles
+                if through && cull_off && self.index == 0 && verts.len() >= 6 && verts.len().is_multiple_of(6) =>
+            {
                 // Through-mode triangle pairs that form sprites [PP DetectRectangleFromPair].
                 let ds = sink.detect_state();
                 for six in verts.chunks_exact(6) {

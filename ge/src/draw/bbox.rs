@@ -22,14 +22,15 @@ impl Ge {
         let layout = VertexLayout::new(vtype.raw);
         let params = self.decode_params();
         let mut persist = self.draw.persist;
-        let decoded = match vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &params, &mut persist) {
-            Ok(d) => d,
-            Err(_) => {
-                // Invalid data: PPSSPP assumes the box test passed.
-                self.bbox_visible = true;
-                return Ok(());
-            }
-        };
+        let decoded =
+            match vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &params, &mut persist) {
+                Ok(d) => d,
+                Err(_) => {
+                    // Invalid data: PPSSPP assumes the box test passed.
+                    self.bbox_visible = true;
+                    return Ok(());
+                }
+            };
         self.vaddr = decoded.vaddr;
         self.iaddr = decoded.iaddr;
         // Only one window of at most 0x100 vertices decides [PP `Execute_BoundingBox`].
@@ -45,7 +46,6 @@ impl Ge {
         self.bbox_visible = bbox_test(&self.regs, &self.mats, window);
         Ok(())
     }
-
 }
 
 /// The plane tests of PPSSPP `DrawEngineCommon::TestBoundingBox`.

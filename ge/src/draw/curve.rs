@@ -47,15 +47,8 @@ impl Ge {
             }
             params.max_index = Some(max);
         }
-        let decoded = vertex::decode_draw(
-            &self.mem,
-            &layout,
-            self.vaddr,
-            self.iaddr,
-            count,
-            &dp,
-            &mut self.draw.persist,
-        )?;
+        let decoded =
+            vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &dp, &mut self.draw.persist)?;
         self.vaddr = decoded.vaddr;
         self.iaddr = decoded.iaddr;
         if vtype.position == NumFormat::None {
@@ -82,11 +75,7 @@ impl Ge {
         // Transform each tessellated vertex once, then expand the indices (the transform is
         // a pure function of the vertex, so sharing it changes no bit).
         let unique: Vec<AsmVertex> = tess.vertices.iter().map(|v| AsmVertex::new(&ts_out, v)).collect();
-        let verts: Vec<AsmVertex> = tess
-            .indices
-            .iter()
-            .filter_map(|&i| unique.get(i as usize).copied())
-            .collect();
+        let verts: Vec<AsmVertex> = tess.indices.iter().filter_map(|&i| unique.get(i as usize).copied()).collect();
         let cull = CullMode::decode(&self.regs);
         let prim = tess.prim;
         self.with_sink(&ts_out, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));

@@ -61,10 +61,7 @@ impl SamplerKey {
         let ci = t.clut_index;
         SamplerKey {
             format: t.format,
-            clut: t
-                .format
-                .is_clut()
-                .then_some((t.clut_format, ci.mask != 0xFF, ci.shift != 0, ci.offset != 0)),
+            clut: t.format.is_clut().then_some((t.clut_format, ci.mask != 0xFF, ci.shift != 0, ci.offset != 0)),
             clamp_s: t.clamp_s,
             clamp_t: t.clamp_t,
             swizzle: t.swizzle,
@@ -145,10 +142,7 @@ impl JitCache {
             self.state_white = true;
         }
         self.state_white &= counted.iter().all(white);
-        let out: Vec<bool> = rect_v1
-            .iter()
-            .map(|v1| self.state_white || v1.as_ref().is_some_and(white))
-            .collect();
+        let out: Vec<bool> = rect_v1.iter().map(|v1| self.state_white || v1.as_ref().is_some_and(white)).collect();
         let mut k = key;
         k.func = TexFunc::Replace;
         if !out.contains(&true) || self.samplers.contains(&k) {
@@ -182,10 +176,7 @@ mod tests {
         assert_eq!(jit.fallbacks(&st, &[white], &[Some(white)]), [true]);
         assert_eq!(jit.fallbacks(&st, &[white, white], &[None]), [true]);
         // A non-white primitive ends the state-wide optimization for its whole PRIM ...
-        assert_eq!(
-            jit.fallbacks(&st, &[white, [255, 254, 255, 255]], &[None, None]),
-            [false, false]
-        );
+        assert_eq!(jit.fallbacks(&st, &[white, [255, 254, 255, 255]], &[None, None]), [false, false]);
         assert_eq!(jit.fallbacks(&st, &[white], &[None]), [false]);
         // ... but a white rectangle is still re-optimized for its flat colour.
         assert_eq!(jit.fallbacks(&st, &[white], &[Some(white)]), [true]);

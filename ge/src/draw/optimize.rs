@@ -52,7 +52,8 @@ const FOG_OFF: u32 = 0x0020_0000;
 const ALPHATEST_OFF_NE: u32 = 0x0040_0000;
 const ALPHATEST_OFF_GT: u32 = 0x0080_0000;
 const ALPHATEST_ON: u32 = 0x0100_0000;
-const PIXEL_BITS: u32 = BLEND_SRC | BLEND_DST | BLEND_OFF | FOG_OFF | ALPHATEST_OFF_NE | ALPHATEST_OFF_GT | ALPHATEST_ON;
+const PIXEL_BITS: u32 =
+    BLEND_SRC | BLEND_DST | BLEND_OFF | FOG_OFF | ALPHATEST_OFF_NE | ALPHATEST_OFF_GT | ALPHATEST_ON;
 const SAMPLER_BITS: u32 = TEXREPLACE;
 /// Ours, not PPSSPP's: the `canFull` choice made when the pixel bits were applied.
 const CAN_FULL: u32 = 0x8000_0000;
@@ -204,7 +205,8 @@ impl OptInputs {
             }
             if self.uses_clut && alpha_full && self.texture_alpha {
                 let f = self.alpha_func;
-                let test = matches!(f, Compare::NotEqual | Compare::Greater) && self.alpha_ref < 0xFF && !self.alpha_mask;
+                let test =
+                    matches!(f, Compare::NotEqual | Compare::Greater) && self.alpha_ref < 0xFF && !self.alpha_mask;
                 if test && (self.clut_full() || (self.clut_non_zero() && self.alpha_ref == 0)) {
                     opt |= if f == Compare::NotEqual { ALPHATEST_OFF_NE } else { ALPHATEST_OFF_GT };
                 }

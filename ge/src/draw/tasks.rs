@@ -51,12 +51,7 @@ struct Sub {
 impl Sub {
     /// A pixel rectangle as PPSSPP's range: `& ~15` on the low side, `| 15` on the high.
     fn from_pixels(r: &ClipRect) -> Sub {
-        Sub {
-            x1: r.x0 * SCALE,
-            y1: r.y0 * SCALE,
-            x2: r.x1 * SCALE + SCALE - 1,
-            y2: r.y1 * SCALE + SCALE - 1,
-        }
+        Sub { x1: r.x0 * SCALE, y1: r.y0 * SCALE, x2: r.x1 * SCALE + SCALE - 1, y2: r.y1 * SCALE + SCALE - 1 }
     }
 
     /// Back to pixels; task ranges are always whole pixels.
@@ -142,12 +137,7 @@ impl TaskModel {
         let s = Sub::from_pixels(r);
         let q = match self.queue_range {
             None => s,
-            Some(q) => Sub {
-                x1: q.x1.min(s.x1),
-                y1: q.y1.min(s.y1),
-                x2: q.x2.max(s.x2),
-                y2: q.y2.max(s.y2),
-            },
+            Some(q) => Sub { x1: q.x1.min(s.x1), y1: q.y1.min(s.y1), x2: q.x2.max(s.x2), y2: q.y2.max(s.y2) },
         };
         self.queue_range = Some(q);
         if self.max_tasks == 1 || (q.y2 - q.y1 >= 224 * SCALE && self.enqueues < 36 * self.max_tasks) {
@@ -178,10 +168,7 @@ impl TaskModel {
         if ranges.len() <= 1 {
             // Drawn on the submitting thread with each primitive's own range.
             if !self.queued.is_empty() {
-                out.push(Drained {
-                    count: self.queued.len(),
-                    tasks: None,
-                });
+                out.push(Drained { count: self.queued.len(), tasks: None });
                 self.queued.clear();
             }
             return;
@@ -202,10 +189,7 @@ impl TaskModel {
                 self.enqueues += 1;
             }
         }
-        out.push(Drained {
-            count: n,
-            tasks: Some(ranges.into()),
-        });
+        out.push(Drained { count: n, tasks: Some(ranges.into()) });
         self.queued.drain(..n);
     }
 
@@ -218,40 +202,20 @@ impl TaskModel {
         let mut v = Vec::new();
         if h2 >= 18 && w2 >= h2 * 4 {
             let bin_w = 4.max((w2 + n - 1) / n) * SCALE * 2;
-            v.push(Sub {
-                x1: tl,
-                y1: tl,
-                x2: q.x1 + bin_w - 1,
-                y2: br - 1,
-            });
+            v.push(Sub { x1: tl, y1: tl, x2: q.x1 + bin_w - 1, y2: br - 1 });
             let mut x = q.x1 + bin_w;
             while x <= q.x2 {
                 let x2 = if x + bin_w > q.x2 { br } else { x + bin_w };
-                v.push(Sub {
-                    x1: x,
-                    y1: tl,
-                    x2: x2 - 1,
-                    y2: br - 1,
-                });
+                v.push(Sub { x1: x, y1: tl, x2: x2 - 1, y2: br - 1 });
                 x += bin_w;
             }
         } else if h2 >= 18 && w2 >= 18 {
             let bin_h = 4.max((h2 + n - 1) / n) * SCALE * 2;
-            v.push(Sub {
-                x1: tl,
-                y1: tl,
-                x2: br - 1,
-                y2: q.y1 + bin_h - 1,
-            });
+            v.push(Sub { x1: tl, y1: tl, x2: br - 1, y2: q.y1 + bin_h - 1 });
             let mut y = q.y1 + bin_h;
             while y <= q.y2 {
                 let y2 = if y + bin_h > q.y2 { br } else { y + bin_h };
-                v.push(Sub {
-                    x1: tl,
-                    y1: y,
-                    x2: br - 1,
-                    y2: y2 - 1,
-                });
+                v.push(Sub { x1: tl, y1: y, x2: br - 1, y2: y2 - 1 });
                 y += bin_h;
             }
         }
@@ -368,11 +332,7 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
             }
         }
         let at = regs.arg(op::ALPHATEST);
-        alpha_func = if regs.enabled(op::ALPHATESTENABLE) {
-            at & 7
-        } else {
-            ALWAYS
-        };
+        alpha_func = if regs.enabled(op::ALPHATESTENABLE) { at & 7 } else { ALWAYS };
         if alpha_func != ALWAYS {
             alpha_ref = ((at >> 8) & 0xFF) & ((at >> 16) & 0xFF);
             has_alpha_mask = (at >> 16) & 0xFF != 0xFF;

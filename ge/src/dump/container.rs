@@ -45,12 +45,8 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn take(&mut self, n: u64, what: &'static str) -> Res<&'a [u8]> {
-        let truncated = DumpErrorKind::Truncated {
-            what,
-            offset: self.pos as u64,
-            needed: n,
-            len: self.bytes.len() as u64,
-        };
+        let truncated =
+            DumpErrorKind::Truncated { what, offset: self.pos as u64, needed: n, len: self.bytes.len() as u64 };
         let n = usize::try_from(n).map_err(|_| truncated_clone(&truncated))?;
         let end = self.pos.checked_add(n).ok_or_else(|| truncated_clone(&truncated))?;
         let s = self.bytes.get(self.pos..end).ok_or(truncated)?;
@@ -66,17 +62,9 @@ impl<'a> Cursor<'a> {
 
 fn truncated_clone(e: &DumpErrorKind) -> DumpErrorKind {
     match e {
-        DumpErrorKind::Truncated {
-            what,
-            offset,
-            needed,
-            len,
-        } => DumpErrorKind::Truncated {
-            what,
-            offset: *offset,
-            needed: *needed,
-            len: *len,
-        },
+        DumpErrorKind::Truncated { what, offset, needed, len } => {
+            DumpErrorKind::Truncated { what, offset: *offset, needed: *needed, len: *len }
+        }
         _ => DumpErrorKind::Zip(String::new()),
     }
 }
@@ -86,9 +74,7 @@ pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
     let mut c = Cursor { bytes, pos: 0 };
     let magic = c.take(8, "header magic")?;
     if magic != MAGIC {
-        return Err(DumpErrorKind::BadMagic {
-            found: String::from_utf8_lossy(magic).into_owned(),
-        });
+        return Err(DumpErrorKind::BadMagic { found: String::from_utf8_lossy(magic).into_owned() });
     }
     let version = c.u32("header version")?;
     if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
@@ -136,12 +122,7 @@ pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
         })
         .collect();
     validate_records(&records, pushbuf.len())?;
-    Ok(Dump {
-        version,
-        game_id,
-        records,
-        pushbuf,
-    })
+    Ok(Dump { version, game_id, records, pushbuf })
 }
 
 /// Every payload inside the pushbuf; fixed-size payloads the right size; REGISTERS whole
@@ -165,12 +146,7 @@ pub(super) fn validate_records(records: &[Record], pushbuf_len: usize) -> Res<()
             _ => None,
         };
         if let Some(expected) = bad_size {
-            return Err(DumpErrorKind::RecordSize {
-                index,
-                kind: r.kind.name(),
-                sz: r.sz,
-                expected,
-            });
+            return Err(DumpErrorKind::RecordSize { index, kind: r.kind.name(), sz: r.sz, expected });
         }
     }
     Ok(())
@@ -188,12 +164,7 @@ fn read_block(c: &mut Cursor<'_>, version: u32, expected: usize, block: &'static
 }
 
 fn snappy(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
-    let corrupt = |e: snap::Error| DumpErrorKind::Corrupt {
-        block,
-        offset,
-        codec: "snappy",
-        msg: e.to_string(),
-    };
+    let corrupt = |e: snap::Error| DumpErrorKind::Corrupt { block, offset, codec: "snappy", msg: e.to_string() };
     // The raw format starts with the uncompressed length: check it before allocating.
     let declared = snap::raw::decompress_len(data).map_err(corrupt)?;
     if declared != expected {
@@ -268,18 +239,8 @@ fn zstd_frame_info(data: &[u8]) -> Option<ZstdFrameInfo> {
 fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
     use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
     use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
-    let corrupt = |msg: String| DumpErrorKind::Corrupt {
-        block,
-        offset,
-        codec: "zstd",
-        msg,
-    };
-    let oversized = DumpErrorKind::Oversized {
-        block,
-        offset,
-        codec: "zstd",
-        expected: expected as u64,
-    };
+    let corrupt = |msg: String| DumpErrorKind::Corrupt { block, offset, codec: "zstd", msg };
+    let oversized = DumpErrorKind::Oversized { block, offset, codec: "zstd", expected: expected as u64 };
     // Grow with the real output instead of trusting the declared size up front.
     let mut out: Vec<u8> = Vec::with_capacity(expected.min(1 << 20));
     let mut tmp = vec![0u8; 64 << 10];
@@ -294,26 +255,20 @@ fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<V
             // A frame made from `remaining` bytes never needs a window much larger than
             // that; refusing bigger ones bounds the decoder's history buffer.
             if info.window > (8 << 20) && info.window > 2 * remaining.max(1) {
-                return Err(corrupt(format!(
-                    "window of {} bytes for at most {remaining} bytes of data",
-                    info.window
-                )));
+                return Err(corrupt(format!("window of {} bytes for at most {remaining} bytes of data", info.window)));
             }
         }
         match dec.init(&mut input) {
             Ok(()) => {}
             Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
-                input = input
-                    .get(length as usize..)
-                    .ok_or_else(|| corrupt("truncated skippable frame".into()))?;
+                input = input.get(length as usize..).ok_or_else(|| corrupt("truncated skippable frame".into()))?;
                 continue;
             }
             Err(e) => return Err(corrupt(e.to_string())),
         }
         let frame_start = out.len();
         loop {
-            dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBlocks(1))
-                .map_err(|e| corrupt(e.to_string()))?;
+            dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBlocks(1)).map_err(|e| corrupt(e.to_string()))?;
             loop {
                 let n = dec.read(&mut tmp).map_err(|e| corrupt(e.to_string()))?;
                 if n == 0 {
@@ -335,10 +290,7 @@ fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<V
         }
         if let Some(n) = zstd_frame_info_content(&dec) {
             if n != (out.len() - frame_start) as u64 {
-                return Err(corrupt(format!(
-                    "frame declares {n} bytes, holds {}",
-                    out.len() - frame_start
-                )));
+                return Err(corrupt(format!("frame declares {n} bytes, holds {}", out.len() - frame_start)));
             }
         }
     }
@@ -387,14 +339,9 @@ fn extract_from_zip(bytes: &[u8]) -> Res<Vec<u8>> {
     }
     let declared = f.size();
     let mut out = Vec::with_capacity(declared.min(64 << 20) as usize);
-    f.take(declared + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| DumpErrorKind::Zip(format!("entry {name:?}: {e}")))?;
+    f.take(declared + 1).read_to_end(&mut out).map_err(|e| DumpErrorKind::Zip(format!("entry {name:?}: {e}")))?;
     if out.len() as u64 != declared {
-        return Err(DumpErrorKind::Zip(format!(
-            "entry {name:?} holds {} bytes, declares {declared}",
-            out.len()
-        )));
+        return Err(DumpErrorKind::Zip(format!("entry {name:?} holds {} bytes, declares {declared}", out.len())));
     }
     Ok(out)
 }
@@ -449,22 +396,12 @@ mod tests {
     #[test]
     fn zstd_roundtrip_and_empty() {
         use ruzstd::encoding::{compress_to_vec, CompressionLevel};
-        for data in [
-            vec![],
-            vec![7u8; 300_000],
-            (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect(),
-        ] {
+        for data in [vec![], vec![7u8; 300_000], (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect()] {
             let c = compress_to_vec(&data[..], CompressionLevel::Fastest);
             assert_eq!(zstd(&c, data.len(), "b", 0).unwrap(), data);
             if !data.is_empty() {
-                assert!(matches!(
-                    zstd(&c, data.len() - 1, "b", 0),
-                    Err(DumpErrorKind::Oversized { .. })
-                ));
-                assert!(matches!(
-                    zstd(&c, data.len() + 1, "b", 0),
-                    Err(DumpErrorKind::SizeMismatch { .. })
-                ));
+                assert!(matches!(zstd(&c, data.len() - 1, "b", 0), Err(DumpErrorKind::Oversized { .. })));
+                assert!(matches!(zstd(&c, data.len() + 1, "b", 0), Err(DumpErrorKind::SizeMismatch { .. })));
             }
         }
     }

@@ -67,10 +67,7 @@ impl BufModel {
             let pos = slab1 * SLAB_SIZE;
             if self.slab_matches(self.last_slab, pos) {
                 self.slabs[self.last_slab].last_used = self.generation;
-                return MapOutcome {
-                    sync_first: false,
-                    mapped: true,
-                };
+                return MapOutcome { sync_first: false, mapped: true };
             }
             self.map_slab(pos)
         } else {
@@ -83,10 +80,7 @@ impl BufModel {
         for i in 0..SLAB_COUNT {
             if self.slab_matches(i, pos) {
                 self.slabs[i].last_used = self.generation;
-                return MapOutcome {
-                    sync_first: false,
-                    mapped: true,
-                };
+                return MapOutcome { sync_first: false, mapped: true };
             }
             if self.slab_age(i) > self.slab_age(best) {
                 best = i;
@@ -95,28 +89,14 @@ impl BufModel {
         // Stall before refilling [PP BufMapping::MapSlab]. guess: the 1 MiB allocation
         // itself never fails (10 slabs + list fit in user RAM).
         self.generation += 1;
-        self.slabs[best] = Slab {
-            allocated: true,
-            buf_pointer: pos,
-            last_used: self.generation,
-        };
+        self.slabs[best] = Slab { allocated: true, buf_pointer: pos, last_used: self.generation };
         self.last_slab = best;
-        MapOutcome {
-            sync_first: true,
-            mapped: true,
-        }
+        MapOutcome { sync_first: true, mapped: true }
     }
 
     fn map_extra(&mut self, bufpos: u32, sz: u32) -> MapOutcome {
-        if self
-            .extras
-            .iter()
-            .any(|e| e.allocated && e.buf_pointer == bufpos && e.size >= sz)
-        {
-            return MapOutcome {
-                sync_first: false,
-                mapped: true,
-            };
+        if self.extras.iter().any(|e| e.allocated && e.buf_pointer == bufpos && e.size >= sz) {
+            return MapOutcome { sync_first: false, mapped: true };
         }
         let i = self.extra_offset;
         self.extra_offset = (self.extra_offset + 1) % EXTRA_COUNT;
@@ -125,20 +105,10 @@ impl BufModel {
         // guess: larger allocations always succeed (user RAM exhaustion is not modelled).
         if sz == 0 {
             self.extras = [Extra::default(); EXTRA_COUNT];
-            return MapOutcome {
-                sync_first: true,
-                mapped: false,
-            };
+            return MapOutcome { sync_first: true, mapped: false };
         }
-        self.extras[i] = Extra {
-            allocated: true,
-            buf_pointer: bufpos,
-            size: sz,
-        };
-        MapOutcome {
-            sync_first: true,
-            mapped: true,
-        }
+        self.extras[i] = Extra { allocated: true, buf_pointer: bufpos, size: sz };
+        MapOutcome { sync_first: true, mapped: true }
     }
 }
 
@@ -174,25 +144,13 @@ mod tests {
     fn straddling_payloads_use_extra_blocks() {
         let mut m = BufModel::default();
         let a = m.map(MB - 8, 16);
-        assert_eq!(
-            a,
-            MapOutcome {
-                sync_first: true,
-                mapped: true
-            }
-        );
+        assert_eq!(a, MapOutcome { sync_first: true, mapped: true });
         // Same start, not larger: reused without a sync.
         assert!(!m.map(MB - 8, 12).sync_first);
         // Larger: a new block.
         assert!(m.map(MB - 8, 32).sync_first);
         // Size 0 at a window start wraps into the extra path and fails.
-        assert_eq!(
-            m.map(MB, 0),
-            MapOutcome {
-                sync_first: true,
-                mapped: false
-            }
-        );
+        assert_eq!(m.map(MB, 0), MapOutcome { sync_first: true, mapped: false });
         // ... and freed every extra block.
         assert!(m.map(MB - 8, 12).sync_first);
     }

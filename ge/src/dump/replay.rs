@@ -125,20 +125,11 @@ pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
     let size = dump.pushbuf.len();
     let limit = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
     if size as u64 > limit as u64 {
-        return Err(DumpErrorKind::PushbufTooLarge {
-            size,
-            base: PUSHBUF_ADDR,
-            limit,
-        }
-        .into());
+        return Err(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }.into());
     }
-    ge.mem.write(PUSHBUF_ADDR, &dump.pushbuf).map_err(|_| {
-        DumpError::from(DumpErrorKind::PushbufTooLarge {
-            size,
-            base: PUSHBUF_ADDR,
-            limit,
-        })
-    })?;
+    ge.mem
+        .write(PUSHBUF_ADDR, &dump.pushbuf)
+        .map_err(|_| DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }))?;
     // The software renderer's CLUT cache starts zeroed (§3.2 step 4).
     ge.clut.fill(0);
     let mut r = Replayer::new(dump.version);
@@ -153,8 +144,7 @@ pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
         r.list.push((word(op::END, 0), end));
         r.sync(ge)?;
     }
-    Ok(r.current_display
-        .unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on)))
+    Ok(r.current_display.unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on)))
 }
 
 /// PPSSPP's `DumpExecute` state (§6.1).
@@ -207,8 +197,7 @@ impl Replayer {
             return Ok(());
         }
         for (w, index) in self.list.drain(..) {
-            ge.execute_word(w)
-                .map_err(|source| DumpError::from(DumpErrorKind::Ge { index, source }))?;
+            ge.execute_word(w).map_err(|source| DumpError::from(DumpErrorKind::Ge { index, source }))?;
         }
         ge.flush();
         Ok(())
@@ -221,11 +210,7 @@ impl Replayer {
             self.sync(ge)?;
         }
         if !m.mapped {
-            tracing::warn!(
-                ptr = rec.ptr,
-                sz = rec.sz,
-                "PPSSPP cannot allocate this payload; record skipped"
-            );
+            tracing::warn!(ptr = rec.ptr, sz = rec.sz, "PPSSPP cannot allocate this payload; record skipped");
             return Ok(None);
         }
         Ok(Some(PUSHBUF_ADDR.wrapping_add(rec.ptr)))
@@ -256,11 +241,7 @@ impl Replayer {
             RecordKind::Vertices | RecordKind::Indices => {
                 if let Some(a) = self.map(ge, rec)? {
                     self.queue_base_for(a);
-                    let cmd = if rec.kind == RecordKind::Vertices {
-                        op::VADDR
-                    } else {
-                        op::IADDR
-                    };
+                    let cmd = if rec.kind == RecordKind::Vertices { op::VADDR } else { op::IADDR };
                     self.queue.push(word(cmd, a));
                 }
             }
@@ -302,8 +283,7 @@ impl Replayer {
                     // Sync so the current TRANSFERSRCW register is known [PP TransferSrc].
                     self.sync(ge)?;
                     let srcw = ge.regs.arg(op::TRANSFERSRCW);
-                    self.queue
-                        .push(word(op::TRANSFERSRCW, (srcw & 0x00_FFFF) | ((a >> 8) & 0x00FF_0000)));
+                    self.queue.push(word(op::TRANSFERSRCW, (srcw & 0x00_FFFF) | ((a >> 8) & 0x00FF_0000)));
                     self.queue.push(word(op::TRANSFERSRC, a));
                 }
             }
@@ -322,11 +302,7 @@ impl Replayer {
             }
             RecordKind::Display => {
                 self.sync(ge)?;
-                let d = DisplayBuffer {
-                    addr: le32(payload, 0),
-                    stride: le32(payload, 4),
-                    format: le32(payload, 8),
-                };
+                let d = DisplayBuffer { addr: le32(payload, 0), stride: le32(payload, 4), format: le32(payload, 8) };
                 self.latched_display = Some(d);
                 if is_last {
                     self.current_display = Some(d);
@@ -353,8 +329,7 @@ impl Replayer {
         let pending = 4 * self.queue.len() as u64;
         if self.list_pos + pending + payload.len() as u64 + 8 >= LIST_BUF_SIZE {
             // Wrap: BASE + JUMP back to the buffer start, then sync.
-            self.list
-                .push((word(op::BASE, (LIST_BUF_ADDR >> 8) & 0x00FF_0000), index));
+            self.list.push((word(op::BASE, (LIST_BUF_ADDR >> 8) & 0x00FF_0000), index));
             self.list.push((word(op::JUMP, LIST_BUF_ADDR), index));
             self.list_pos = 0;
             self.last_base = LIST_BUF_ADDR & 0xFF00_0000;

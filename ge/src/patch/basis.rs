@@ -27,12 +27,7 @@ pub fn bezier_at(t: f32) -> Weight {
     let s = 1.0 - t;
     Weight {
         basis: [s * s * s, 3.0 * t * s * s, 3.0 * t * t * s, t * t * t],
-        deriv: [
-            -3.0 * s * s,
-            9.0 * t * t - 12.0 * t + 3.0,
-            3.0 * (2.0 - 3.0 * t) * t,
-            3.0 * t * t,
-        ],
+        deriv: [-3.0 * s * s, 9.0 * t * t - 12.0 * t + 3.0, 3.0 * (2.0 - 3.0 * t) * t, 3.0 * t * t],
     }
 }
 
@@ -49,13 +44,7 @@ struct KnotDiv {
 
 impl Default for KnotDiv {
     fn default() -> Self {
-        KnotDiv {
-            d30: 1.0 / 3.0,
-            d41: 1.0 / 3.0,
-            d52: 1.0 / 3.0,
-            d31: 0.5,
-            d42: 0.5,
-        }
+        KnotDiv { d30: 1.0 / 3.0, d41: 1.0 / 3.0, d52: 1.0 / 3.0, d31: 0.5, d42: 0.5 }
     }
 }
 
@@ -119,24 +108,14 @@ fn spline_at(t: f32, knots: [f32; 3], div: &KnotDiv) -> Weight {
     let c = (1.0 - f41) * (1.0 - f42);
     let b = (0.0 - f31) * (0.0 - f41);
     let d = (0.0 - f42) * (0.0 - f52);
-    let basis = [
-        a * (1.0 - f32_),
-        1.0 - a - b + (a + b + c - 1.0) * f32_,
-        b + (1.0 - b - c - d) * f32_,
-        d * f32_,
-    ];
+    let basis = [a * (1.0 - f32_), 1.0 - a - b + (a + b + c - 1.0) * f32_, b + (1.0 - b - c - d) * f32_, d * f32_];
     let i1 = (1.0 - f31) * (1.0 - f32_);
     let i2 = f31 * (1.0 - f32_) + (1.0 - f42) * f32_;
     let i3 = f42 * f32_;
     let f130 = i1 * div.d30;
     let f241 = i2 * div.d41;
     let f352 = i3 * div.d52;
-    let deriv = [
-        3.0 * (0.0 - f130),
-        3.0 * (f130 - f241),
-        3.0 * (f241 - f352),
-        3.0 * (f352 - 0.0),
-    ];
+    let deriv = [3.0 * (0.0 - f130), 3.0 * (f130 - f241), 3.0 * (f241 - f352), 3.0 * (f352 - 0.0)];
     Weight { basis, deriv }
 }
 
@@ -158,11 +137,7 @@ pub fn unit_to_u8(x: f32) -> u8 {
     let v = x * 255.0;
     let r = v.round_ties_even();
     // cvtps2dq: NaN or out-of-range is the "integer indefinite" value.
-    let i = if r.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&r) {
-        i32::MIN
-    } else {
-        r as i32
-    };
+    let i = if r.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&r) { i32::MIN } else { r as i32 };
     i.clamp(0, 255) as u8
 }
 

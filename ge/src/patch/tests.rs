@@ -22,26 +22,18 @@ fn params(kind: PatchKind, u: u32, v: u32, du: u32, dv: u32) -> PatchParams {
 
 /// Control grid with `f(column, row)` per point, row-major.
 fn grid(u: usize, v: usize, f: impl Fn(usize, usize) -> Vertex) -> Vec<Vertex> {
-    (0..v)
-        .flat_map(|j| (0..u).map(move |i| (i, j)))
-        .map(|(i, j)| f(i, j))
-        .collect()
+    (0..v).flat_map(|j| (0..u).map(move |i| (i, j))).map(|(i, j)| f(i, j)).collect()
 }
 
 fn at(pos: [f32; 3]) -> Vertex {
-    Vertex {
-        pos,
-        ..Vertex::default()
-    }
+    Vertex { pos, ..Vertex::default() }
 }
 
 const SPLINE_OPEN: PatchKind = PatchKind::Spline { u_edge: 3, v_edge: 3 };
 
 #[test]
 fn flat_bezier_division_1_gives_its_corners() {
-    let c = grid(4, 4, |i, j| {
-        at([i as f32 * 10.0 + 0.3, j as f32 * 7.0 - 1.1, (i * j) as f32 * 0.7])
-    });
+    let c = grid(4, 4, |i, j| at([i as f32 * 10.0 + 0.3, j as f32 * 7.0 - 1.1, (i * j) as f32 * 0.7]));
     let t = tessellate(&params(PatchKind::Bezier, 4, 4, 1, 1), &c);
     let pos: Vec<[f32; 3]> = t.vertices.iter().map(|v| v.pos).collect();
     // Step order: u fastest within the patch.
@@ -55,17 +47,8 @@ fn bezier_midpoint_is_the_bernstein_evaluation() {
     // x = column, y = row, z = 8 on the four inner points. At t = 1/2 the Bernstein
     // weights are (1/8, 3/8, 3/8, 1/8): x = y = 3/8 + 6/8 + 3/8 = 1.5 and
     // z = 8 · (3/8 + 3/8)² = 4.5, all exact in binary.
-    let c = grid(4, 4, |i, j| {
-        at([
-            i as f32,
-            j as f32,
-            if (1..3).contains(&i) && (1..3).contains(&j) {
-                8.0
-            } else {
-                0.0
-            },
-        ])
-    });
+    let c =
+        grid(4, 4, |i, j| at([i as f32, j as f32, if (1..3).contains(&i) && (1..3).contains(&j) { 8.0 } else { 0.0 }]));
     let t = tessellate(&params(PatchKind::Bezier, 4, 4, 2, 2), &c);
     assert_eq!(t.vertices.len(), 9);
     assert_eq!(t.vertices[4].pos, [1.5, 1.5, 4.5]);
@@ -77,9 +60,7 @@ fn bezier_midpoint_is_the_bernstein_evaluation() {
 
 #[test]
 fn open_spline_interpolates_its_end_points() {
-    let c = grid(6, 4, |i, j| {
-        at([i as f32 * 3.0 + 0.25, j as f32 * 5.0 - 2.0, (i + 2 * j) as f32])
-    });
+    let c = grid(6, 4, |i, j| at([i as f32 * 3.0 + 0.25, j as f32 * 5.0 - 2.0, (i + 2 * j) as f32]));
     let t = tessellate(&params(SPLINE_OPEN, 6, 4, 4, 4), &c);
     let row = 3 * 4 + 1;
     assert_eq!(t.vertices.len(), row * 5);
@@ -200,10 +181,7 @@ fn bezier_patches_are_indexed_u_major() {
     let c = grid(7, 7, |i, j| at([i as f32, j as f32, 0.0]));
     let t = tessellate(&params(PatchKind::Bezier, 7, 7, 1, 1), &c);
     // Patch (u, v) owns vertices 4·(2v + u) ..; index order (0,0), (0,1), (1,0), (1,1).
-    let expect: Vec<u32> = [0u32, 8, 4, 12]
-        .iter()
-        .flat_map(|&b| [b, b + 2, b + 1, b + 1, b + 2, b + 3])
-        .collect();
+    let expect: Vec<u32> = [0u32, 8, 4, 12].iter().flat_map(|&b| [b, b + 2, b + 1, b + 1, b + 2, b + 3]).collect();
     assert_eq!(t.indices, expect);
     // Patch (1, 0) corner = control point (3, 0).
     assert_eq!(t.vertices[4].pos, c[3].pos);
@@ -274,9 +252,7 @@ fn ppsspp_scratch_limit() {
     // A large index raises the simplified-point array: 36 · 25001 → 900,048 bytes.
     assert!(!ppsspp_scratch_fits(140 * 140, Some(25_000)));
     let c = grid(141, 141, |i, j| at([i as f32, j as f32, 0.0]));
-    assert!(tessellate(&params(PatchKind::Bezier, 141, 141, 1, 1), &c)
-        .vertices
-        .is_empty());
+    assert!(tessellate(&params(PatchKind::Bezier, 141, 141, 1, 1), &c).vertices.is_empty());
     let t = tessellate(&params(PatchKind::Bezier, 140, 140, 1, 1), &c[..140 * 140]);
     assert_eq!(t.vertices.len(), 4 * 46 * 46);
 }

@@ -233,11 +233,7 @@ mod tests {
     use super::*;
 
     fn add(src: BlendFactor, dst: BlendFactor) -> Blend {
-        Blend {
-            eq: BlendEq::Add,
-            src,
-            dst,
-        }
+        Blend { eq: BlendEq::Add, src, dst }
     }
     const ZERO: BlendFactor = BlendFactor::Fixed([0, 0, 0]);
 
@@ -255,11 +251,7 @@ mod tests {
         assert_eq!(b.apply([0xFF, 0, 0, 0x80], [0; 4])[0], 0x80);
         // F0 − 0F = E1 with factors of one (FIX 0xFFFFFF): 481·511/1024 = 240, 31·511/1024 = 15.
         let one = BlendFactor::Fixed([0xFF; 3]);
-        let b = Blend {
-            eq: BlendEq::Subtract,
-            src: one,
-            dst: one,
-        };
+        let b = Blend { eq: BlendEq::Subtract, src: one, dst: one };
         assert_eq!(b.apply([0xF0, 0, 0, 0], [0x0F, 0, 0, 0])[0], 0xE1);
         // [HW vertices/colors.bmp] 4444 α = 8 (→ 0x88) over black with src α / 1 − src α:
         // white: 511·273/1024 = 136.2 → 136, black dst contributes 0.
@@ -279,20 +271,9 @@ mod tests {
         // A = dst colour (0x80), B = src colour (0x40): s=0x40: 129·257/1024=32; d=0x80: 257·129/1024 = 32.
         let b = add(BlendFactor::Color, BlendFactor::Color);
         assert_eq!(b.apply([0x40, 0, 0, 0], [0x80, 0, 0, 0])[0], 64);
-        let b = Blend {
-            eq: BlendEq::ReverseSubtract,
-            src: BlendFactor::Fixed([0xFF; 3]),
-            dst: ZERO,
-        };
+        let b = Blend { eq: BlendEq::ReverseSubtract, src: BlendFactor::Fixed([0xFF; 3]), dst: ZERO };
         assert_eq!(b.apply([0x40, 0, 0, 0], [0x80, 0, 0, 0])[0], 0);
-        let m = |eq| {
-            Blend {
-                eq,
-                src: ZERO,
-                dst: ZERO,
-            }
-            .apply([0x10, 0x90, 0x50, 0], [0x20, 0x80, 0x50, 0])
-        };
+        let m = |eq| Blend { eq, src: ZERO, dst: ZERO }.apply([0x10, 0x90, 0x50, 0], [0x20, 0x80, 0x50, 0]);
         assert_eq!(m(BlendEq::Min), [0x10, 0x80, 0x50]);
         assert_eq!(m(BlendEq::Max), [0x20, 0x90, 0x50]);
         assert_eq!(m(BlendEq::AbsDiff), [0x10, 0x10, 0]);

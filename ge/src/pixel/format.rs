@@ -325,10 +325,7 @@ mod tests {
     #[test]
     fn hand_examples() {
         // 5551: r 0xFF → 0x1F, g 0x80 → 0x10, b 0x08 → 0x01, a 0x80 → 1.
-        assert_eq!(
-            Rgba5551::from_rgba([0xFF, 0x80, 0x08, 0x80]).0,
-            0x1F | (0x10 << 5) | (1 << 10) | 0x8000
-        );
+        assert_eq!(Rgba5551::from_rgba([0xFF, 0x80, 0x08, 0x80]).0, 0x1F | (0x10 << 5) | (1 << 10) | 0x8000);
         assert_eq!(Rgba5551(0x8000 | 0x10).to_rgba(), [0x84, 0, 0, 0xFF]);
         // 4444: nibbles.
         assert_eq!(Rgba4444::from_rgba([0x12, 0x34, 0x56, 0x78]).0, 0x7531);
@@ -390,10 +387,7 @@ mod tests {
                 assert_eq!(encode_color(fmt, decode_color(fmt, raw)), raw, "{fmt:?} {raw:#x}");
             }
             // The pipeline's view (565 α = 0) packs back too.
-            assert_eq!(
-                <Rgb565 as FbPixel>::pack_rgb(<Rgb565 as FbPixel>::dst_rgba(raw)[..3].try_into().unwrap()),
-                raw
-            );
+            assert_eq!(<Rgb565 as FbPixel>::pack_rgb(<Rgb565 as FbPixel>::dst_rgba(raw)[..3].try_into().unwrap()), raw);
         }
     }
 }

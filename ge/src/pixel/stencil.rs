@@ -83,10 +83,7 @@ mod tests {
         // 5551: INCR → set, DECR → clear, INVERT flips.
         assert_eq!(Incr.apply::<Rgba5551>(0, 0), 0xFF);
         assert_eq!(Decr.apply::<Rgba5551>(0xFF, 0), 0);
-        assert_eq!(
-            write_stencil_only::<Rgba5551>(0x7FFF, Invert.apply::<Rgba5551>(0, 0), 0),
-            0xFFFF
-        );
+        assert_eq!(write_stencil_only::<Rgba5551>(0x7FFF, Invert.apply::<Rgba5551>(0, 0), 0), 0xFFFF);
         // 5551 REPLACE writes bit 7 of the reference.
         assert_eq!(write_stencil_only::<Rgba5551>(0x8001, 0x7F, 0), 0x0001);
         // 565: nothing to write.
@@ -98,10 +95,7 @@ mod tests {
     #[test]
     fn masked_stencil_write() {
         // 8888, MASKALPHA 0xF0 protects the top nibble of the stencil byte.
-        assert_eq!(
-            write_stencil_only::<Rgba8888>(0xA5_112233, 0x3C, 0xF000_0000),
-            0xAC_112233
-        );
+        assert_eq!(write_stencil_only::<Rgba8888>(0xA5_112233, 0x3C, 0xF000_0000), 0xAC_112233);
         // 4444 with the top nibble protected: nothing changes.
         assert_eq!(write_stencil_only::<Rgba4444>(0x5123, 0xFF, 0xF000), 0x5123);
     }

@@ -60,14 +60,7 @@ fn alpha_byte_untouched_without_stencil() {
 #[test]
 fn stencil_replace_goes_to_alpha_byte() {
     // [HW commands/blend "COLOR=aa……"]: stencil on, ALWAYS, zpass REPLACE ref 0xAA.
-    let r = regs(
-        F8888,
-        &[
-            (op::STENCILTESTENABLE, 1),
-            (op::STENCILTEST, 0xFF_AA_01),
-            (op::STENCILOP, 2 << 16),
-        ],
-    );
+    let r = regs(F8888, &[(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_AA_01), (op::STENCILOP, 2 << 16)]);
     let st = PixelState::decode(&r, true);
     let mut t = tile(FbFormat::Rgba8888, 0x00_000000, 0);
     assert_eq!(one(&st, &mut t, 0, [0x10, 0x20, 0x30, 0xEE], 255).0, 0xAA_302010);
@@ -76,14 +69,7 @@ fn stencil_replace_goes_to_alpha_byte() {
 #[test]
 fn stencil_test_reference_on_the_left() {
     // LESS, ref 5: passes when 5 < stencil. sfail = INVERT, zpass = INCR.
-    let r = regs(
-        F8888,
-        &[
-            (op::STENCILTESTENABLE, 1),
-            (op::STENCILTEST, 0xFF_05_04),
-            (op::STENCILOP, (4 << 16) | 3),
-        ],
-    );
+    let r = regs(F8888, &[(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_05_04), (op::STENCILOP, (4 << 16) | 3)]);
     let st = PixelState::decode(&r, true);
     // stencil 6: pass → INCR → 7, colour written.
     let mut t = tile(FbFormat::Rgba8888, 0x06_000000, 0);
@@ -92,14 +78,7 @@ fn stencil_test_reference_on_the_left() {
     let mut t = tile(FbFormat::Rgba8888, 0x04_111111, 0);
     assert_eq!(one(&st, &mut t, 0, [9, 9, 9, 0], 255).0, 0xFB_111111);
     // Masked: ref 0x35 & 0x0F = 5, stencil 0xF6 & 0x0F = 6 → pass; REPLACE writes the full ref.
-    let r = regs(
-        F8888,
-        &[
-            (op::STENCILTESTENABLE, 1),
-            (op::STENCILTEST, 0x0F_35_04),
-            (op::STENCILOP, 2 << 16),
-        ],
-    );
+    let r = regs(F8888, &[(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0x0F_35_04), (op::STENCILOP, 2 << 16)]);
     let st = PixelState::decode(&r, true);
     let mut t = tile(FbFormat::Rgba8888, 0xF6_000000, 0);
     assert_eq!(one(&st, &mut t, 0, [1, 1, 1, 0], 255).0, 0x35_010101);
@@ -108,67 +87,27 @@ fn stencil_test_reference_on_the_left() {
 #[test]
 fn stencil_ops_per_format_through_pipeline() {
     // zpass INCR, ALWAYS.
-    let incr = [
-        (op::STENCILTESTENABLE, 1),
-        (op::STENCILTEST, 0xFF_00_01),
-        (op::STENCILOP, 4 << 16),
-    ];
-    let decr = [
-        (op::STENCILTESTENABLE, 1),
-        (op::STENCILTEST, 0xFF_00_01),
-        (op::STENCILOP, 5 << 16),
-    ];
+    let incr = [(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_00_01), (op::STENCILOP, 4 << 16)];
+    let decr = [(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_00_01), (op::STENCILOP, 5 << 16)];
     // 4444: nibble 7 → 8 / 6; colour 0 written.
     let mut t = tile(FbFormat::Rgba4444, 0x7FFF, 0);
-    assert_eq!(
-        one(&PixelState::decode(&regs(F4444, &incr), true), &mut t, 0, [0; 4], 255).0,
-        0x8000
-    );
+    assert_eq!(one(&PixelState::decode(&regs(F4444, &incr), true), &mut t, 0, [0; 4], 255).0, 0x8000);
     let mut t = tile(FbFormat::Rgba4444, 0x7FFF, 0);
-    assert_eq!(
-        one(&PixelState::decode(&regs(F4444, &decr), true), &mut t, 0, [0; 4], 255).0,
-        0x6000
-    );
+    assert_eq!(one(&PixelState::decode(&regs(F4444, &decr), true), &mut t, 0, [0; 4], 255).0, 0x6000);
     let mut t = tile(FbFormat::Rgba4444, 0xFFFF, 0);
-    assert_eq!(
-        one(&PixelState::decode(&regs(F4444, &incr), true), &mut t, 0, [0; 4], 255).0,
-        0xF000
-    );
+    assert_eq!(one(&PixelState::decode(&regs(F4444, &incr), true), &mut t, 0, [0; 4], 255).0, 0xF000);
     // 5551: INCR sets the bit, DECR clears it.
     let mut t = tile(FbFormat::Rgba5551, 0x0000, 0);
-    assert_eq!(
-        one(&PixelState::decode(&regs(F5551, &incr), true), &mut t, 0, [0; 4], 255).0,
-        0x8000
-    );
+    assert_eq!(one(&PixelState::decode(&regs(F5551, &incr), true), &mut t, 0, [0; 4], 255).0, 0x8000);
     let mut t = tile(FbFormat::Rgba5551, 0x8000, 0);
-    assert_eq!(
-        one(&PixelState::decode(&regs(F5551, &decr), true), &mut t, 0, [0; 4], 255).0,
-        0x0000
-    );
+    assert_eq!(one(&PixelState::decode(&regs(F5551, &decr), true), &mut t, 0, [0; 4], 255).0, 0x0000);
     // 8888 saturates at 0xFF.
     let mut t = tile(FbFormat::Rgba8888, 0xFF_000000, 0);
-    assert_eq!(
-        one(&PixelState::decode(&regs(F8888, &incr), true), &mut t, 0, [0; 4], 255).0,
-        0xFF_000000
-    );
+    assert_eq!(one(&PixelState::decode(&regs(F8888, &incr), true), &mut t, 0, [0; 4], 255).0, 0xFF_000000);
     // Op 6 acts as KEEP.
-    let keep = [
-        (op::STENCILTESTENABLE, 1),
-        (op::STENCILTEST, 0xFF_00_01),
-        (op::STENCILOP, 6 << 16),
-    ];
+    let keep = [(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_00_01), (op::STENCILOP, 6 << 16)];
     let mut t = tile(FbFormat::Rgba8888, 0x42_000000, 0);
-    assert_eq!(
-        one(
-            &PixelState::decode(&regs(F8888, &keep), true),
-            &mut t,
-            0,
-            [1, 1, 1, 0],
-            255
-        )
-        .0,
-        0x42_010101
-    );
+    assert_eq!(one(&PixelState::decode(&regs(F8888, &keep), true), &mut t, 0, [1, 1, 1, 0], 255).0, 0x42_010101);
 }
 
 #[test]
@@ -193,10 +132,7 @@ fn zfail_op_and_depth_write_rules() {
     let mut t = tile(FbFormat::Rgba8888, 0, 100);
     assert_eq!(one(&st, &mut t, 200, [5, 5, 5, 5], 255), (0x00_050505, 100));
     // ZWRITEDISABLE set: test applies but no write.
-    let st = PixelState::decode(
-        &regs(F8888, &[(op::ZTESTENABLE, 1), (op::ZTEST, 1), (op::ZWRITEDISABLE, 1)]),
-        true,
-    );
+    let st = PixelState::decode(&regs(F8888, &[(op::ZTESTENABLE, 1), (op::ZTEST, 1), (op::ZWRITEDISABLE, 1)]), true);
     let mut t = tile(FbFormat::Rgba8888, 0, 100);
     assert_eq!(one(&st, &mut t, 200, [5, 5, 5, 5], 255), (0x00_050505, 100));
     // GEQUAL: z OP stored, 100 >= 100 passes and writes.
@@ -211,37 +147,21 @@ fn depth_range_only_in_transform_mode() {
     let r = regs(F8888, &[(op::MINZ, 1000), (op::MAXZ, 2000)]);
     let mut t = tile(FbFormat::Rgba8888, 0, 0);
     assert_eq!(one(&PixelState::decode(&r, false), &mut t, 999, [7, 7, 7, 7], 255).0, 0);
-    assert_eq!(
-        one(&PixelState::decode(&r, false), &mut t, 2000, [7, 7, 7, 7], 255).0,
-        0x070707
-    );
+    assert_eq!(one(&PixelState::decode(&r, false), &mut t, 2000, [7, 7, 7, 7], 255).0, 0x070707);
     let mut t = tile(FbFormat::Rgba8888, 0, 0);
-    assert_eq!(
-        one(&PixelState::decode(&r, true), &mut t, 999, [7, 7, 7, 7], 255).0,
-        0x070707
-    );
+    assert_eq!(one(&PixelState::decode(&r, true), &mut t, 999, [7, 7, 7, 7], 255).0, 0x070707);
 }
 
 #[test]
 fn alpha_and_color_tests() {
     // Alpha GREATER ref 0x80, mask 0xF0: (a & 0xF0) > 0x80.
-    let st = PixelState::decode(
-        &regs(F8888, &[(op::ALPHATESTENABLE, 1), (op::ALPHATEST, 0xF0_80_06)]),
-        true,
-    );
+    let st = PixelState::decode(&regs(F8888, &[(op::ALPHATESTENABLE, 1), (op::ALPHATEST, 0xF0_80_06)]), true);
     let mut t = tile(FbFormat::Rgba8888, 0, 0);
     assert_eq!(one(&st, &mut t, 0, [1, 1, 1, 0x8F], 255).0, 0); // 0x80 > 0x80 false
     assert_eq!(one(&st, &mut t, 0, [1, 1, 1, 0x90], 255).0, 0x010101);
     // Colour test EQUAL ref 0x000010 mask 0x0000F0 (R high nibble must be 1).
-    let r = regs(
-        F8888,
-        &[
-            (op::COLORTESTENABLE, 1),
-            (op::COLORTEST, 2),
-            (op::COLORREF, 0x10),
-            (op::COLORTESTMASK, 0xF0),
-        ],
-    );
+    let r =
+        regs(F8888, &[(op::COLORTESTENABLE, 1), (op::COLORTEST, 2), (op::COLORREF, 0x10), (op::COLORTESTMASK, 0xF0)]);
     let st = PixelState::decode(&r, true);
     let mut t = tile(FbFormat::Rgba8888, 0, 0);
     assert_eq!(one(&st, &mut t, 0, [0x2F, 9, 9, 9], 255).0, 0);
@@ -346,12 +266,7 @@ fn clear_mode_each_bit() {
     let c = [0x11, 0x22, 0x33, 0xAB];
     let fill = 0x55_666666;
     let run = |cm: u32, extra: &[(u8, u32)]| {
-        let mut l = vec![
-            (op::CLEARMODE, cm),
-            (op::ZTESTENABLE, 0),
-            (op::ZWRITEDISABLE, 1),
-            (op::MAXZ, 0xFFFF),
-        ];
+        let mut l = vec![(op::CLEARMODE, cm), (op::ZTESTENABLE, 0), (op::ZWRITEDISABLE, 1), (op::MAXZ, 0xFFFF)];
         l.extend_from_slice(extra);
         let st = PixelState::decode(&regs(F8888, &l), false);
         let mut t = tile(FbFormat::Rgba8888, fill, 7);
@@ -364,25 +279,14 @@ fn clear_mode_each_bit() {
     // Depth written regardless of ZTEST / ZWRITEDISABLE.
     assert_eq!(run(0x401, &[]), (fill, 0x1234));
     // Tests and blending are ignored in clear mode.
-    let off = [
-        (op::ALPHATESTENABLE, 1),
-        (op::ALPHATEST, 0),
-        (op::ALPHABLENDENABLE, 1),
-        (op::BLENDMODE, 0xAA),
-    ];
+    let off = [(op::ALPHATESTENABLE, 1), (op::ALPHATEST, 0), (op::ALPHABLENDENABLE, 1), (op::BLENDMODE, 0xAA)];
     assert_eq!(run(0x701, &off), (0xAB_332211, 0x1234));
     // Masks apply: MASKRGB protects R low nibble, MASKALPHA protects alpha top nibble.
-    assert_eq!(
-        run(0x301, &[(op::MASKRGB, 0x00000F), (op::MASKALPHA, 0xF0)]),
-        (0x5B_332216, 7)
-    );
+    assert_eq!(run(0x301, &[(op::MASKRGB, 0x00000F), (op::MASKALPHA, 0xF0)]), (0x5B_332216, 7));
     // Depth-range test still applies (transform mode).
     assert_eq!(run(0x701, &[(op::MINZ, 0x2000), (op::MAXZ, 0xFFFF)]), (fill, 7));
     // Dither applies in clear mode; alpha/stencil is not dithered.
-    assert_eq!(
-        run(0x301, &[(op::DITHERENABLE, 1), (op::DITH0 + 1, 0x0070)]),
-        (0xAB_3A2918, 7)
-    );
+    assert_eq!(run(0x301, &[(op::DITHERENABLE, 1), (op::DITH0 + 1, 0x0070)]), (0xAB_3A2918, 7));
 }
 
 #[test]
@@ -416,12 +320,7 @@ fn write_masks() {
     // Stencil write with MASKALPHA 0x0F on 8888: top nibble from REPLACE 0xA5, low kept.
     let r = regs(
         F8888,
-        &[
-            (op::STENCILTESTENABLE, 1),
-            (op::STENCILTEST, 0xFF_A5_01),
-            (op::STENCILOP, 2 << 16),
-            (op::MASKALPHA, 0x0F),
-        ],
+        &[(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_A5_01), (op::STENCILOP, 2 << 16), (op::MASKALPHA, 0x0F)],
     );
     let st = PixelState::decode(&r, true);
     let mut t = tile(FbFormat::Rgba8888, 0x3C_000000, 0);
@@ -446,10 +345,7 @@ fn logic_ops_rgb_only() {
         ],
     );
     let mut t = tile(FbFormat::Rgba8888, 0x44_F0F0F0, 0);
-    assert_eq!(
-        one(&PixelState::decode(&r, true), &mut t, 0, [1, 2, 3, 4], 255).0,
-        0x77_000000
-    );
+    assert_eq!(one(&PixelState::decode(&r, true), &mut t, 0, [1, 2, 3, 4], 255).0, 0x77_000000);
     // SET on 5551 without stencil: RGB all ones, alpha bit kept (0).
     let st = PixelState::decode(&regs(F5551, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 15)]), true);
     let mut t = tile(FbFormat::Rgba5551, 0x0000, 0);
@@ -474,10 +370,7 @@ fn x86_jit_logic_quirks() {
     let st = PixelState::decode(&regs(F8888, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13)]), true);
     let mut t = tile(FbFormat::Rgba8888, 0x10_000000, 0);
     assert_eq!(one(&st, &mut t, 0, [0xFF, 0xFF, 0x00, 0], 255).0, 0x10_FF0000);
-    let st = PixelState::decode(
-        &regs(F4444, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13), (op::MASKRGB, 0x0F)]),
-        true,
-    );
+    let st = PixelState::decode(&regs(F4444, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13), (op::MASKRGB, 0x0F)]), true);
     let mut t = tile(FbFormat::Rgba4444, 0x1000, 0);
     assert_eq!(one(&st, &mut t, 0, [0xFF, 0xFF, 0x00, 0], 255).0, 0x1F00);
 }
@@ -485,14 +378,7 @@ fn x86_jit_logic_quirks() {
 #[test]
 fn ppsspp_stencil_compare_rewrite() {
     // GREATER with ref 0: 0 > s never holds, but PPSSPP rewrites it to NOTEQUAL.
-    let r = regs(
-        F8888,
-        &[
-            (op::STENCILTESTENABLE, 1),
-            (op::STENCILTEST, 0xFF_00_06),
-            (op::STENCILOP, 0),
-        ],
-    );
+    let r = regs(F8888, &[(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_00_06), (op::STENCILOP, 0)]);
     let st = PixelState::decode(&r, true);
     assert_eq!(st.stencil_func, Compare::NotEqual);
     let mut t = tile(FbFormat::Rgba8888, 0x03_000000, 0);
@@ -539,15 +425,7 @@ fn public_codecs() {
 #[test]
 fn alpha_zero_discard_shortcut() {
     // SRCALPHA / INVSRCALPHA, ADD, dither +7: α = 0 normally draws dst + 7 = 0x17...
-    let r = regs(
-        F8888,
-        &[
-            (op::ALPHABLENDENABLE, 1),
-            (op::BLENDMODE, 0x32),
-            (op::DITHERENABLE, 1),
-            (op::DITH0, 7),
-        ],
-    );
+    let r = regs(F8888, &[(op::ALPHABLENDENABLE, 1), (op::BLENDMODE, 0x32), (op::DITHERENABLE, 1), (op::DITH0, 7)]);
     let mut st = PixelState::decode(&r, true);
     assert!(st.alpha_zero_discard_candidate());
     let mut t = tile(FbFormat::Rgba8888, 0x00_101010, 0);

@@ -36,11 +36,8 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
     let mut dx = b.x.0.wrapping_sub(a.x.0);
     let mut dy = b.y.0.wrapping_sub(a.y.0);
     let dz = bz - az;
-    let steps = if dx.unsigned_abs() < dy.unsigned_abs() {
-        dy.unsigned_abs() / 16
-    } else {
-        dx.unsigned_abs() / 16
-    } as i32;
+    let steps =
+        if dx.unsigned_abs() < dy.unsigned_abs() { dy.unsigned_abs() / 16 } else { dx.unsigned_abs() / 16 } as i32;
     // [PP DrawLine] "Avoid going too far since we typically don't start at the pixel center."
     if (-16..0).contains(&dx) {
         dx += 1;
@@ -56,16 +53,8 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
     let interpolate_color = !(setup.flat_shading || same);
     let steps1 = if steps == 0 { 1 } else { steps };
 
-    let mut x = if a.x.0 > b.x.0 {
-        a.x.0 as f64 - 1.0
-    } else {
-        a.x.0 as f64
-    };
-    let mut y = if a.y.0 > b.y.0 {
-        a.y.0 as f64 - 1.0
-    } else {
-        a.y.0 as f64
-    };
+    let mut x = if a.x.0 > b.x.0 { a.x.0 as f64 - 1.0 } else { a.x.0 as f64 };
+    let mut y = if a.y.0 > b.y.0 { a.y.0 as f64 - 1.0 } else { a.y.0 as f64 };
     let mut z = az as f64;
     for i in 0..steps {
         let mask_ok = x >= range[0] as f64 && y >= range[1] as f64 && x <= range[2] as f64 && y <= range[3] as f64;
@@ -101,16 +90,8 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
                     t1 = lerp(a.t, b.t, wa - 1, wb + 1);
                 }
                 // [PP DrawLine] float·16 times the double 1/inc, narrowed to float.
-                ds = if xinc == 0.0 {
-                    0.0
-                } else {
-                    ((s1 - s) * 16.0) as f64 * (1.0 / xinc)
-                } as f32;
-                dt = if yinc == 0.0 {
-                    0.0
-                } else {
-                    ((t1 - t) * 16.0) as f64 * (1.0 / yinc)
-                } as f32;
+                ds = if xinc == 0.0 { 0.0 } else { ((s1 - s) * 16.0) as f64 * (1.0 / xinc) } as f32;
+                dt = if yinc == 0.0 { 0.0 } else { ((t1 - t) * 16.0) as f64 * (1.0 / yinc) } as f32;
                 if setup.antialias_lines && setup.perspective {
                     // guess: [PP DrawLine] "naive and wrong" AA texcoords are normalised;
                     // only reproducible in transform mode, where fragments carry normalised s/t.

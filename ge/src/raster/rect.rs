@@ -90,16 +90,7 @@ fn cover(v: &[ScreenVertex; 2], setup: &RasterSetup) -> Option<Cover> {
     if min_y < entire_y1.wrapping_sub(1) {
         min_y += 16;
     }
-    Some(Cover {
-        entire_x1,
-        entire_y1,
-        entire_x2,
-        entire_y2,
-        min_x,
-        min_y,
-        max_x,
-        max_y,
-    })
+    Some(Cover { entire_x1, entire_y1, entire_x2, entire_y2, min_x, min_y, max_x, max_y })
 }
 
 /// Walk the quads of a rectangle exactly like PPSSPP's loops; `tex(row, col, lane)` gives
@@ -187,19 +178,11 @@ pub fn rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMu
             (tc0, (2.0 * diff_s / diff_x, 0.0), (0.0, 2.0 * diff_t / diff_y))
         } else {
             // BL→TR: x moves T toward v1, y moves S away from v1.
-            (
-                (tc1.0, tc0.1),
-                (0.0, 2.0 * diff_t / diff_x),
-                (2.0 * -diff_s / diff_y, 0.0),
-            )
+            ((tc1.0, tc0.1), (0.0, 2.0 * diff_t / diff_x), (2.0 * -diff_s / diff_y, 0.0))
         }
     } else if v[0].y.0 < v[1].y.0 {
         // TR→BL
-        (
-            (tc0.0, tc1.1),
-            (0.0, 2.0 * -diff_t / diff_x),
-            (2.0 * diff_s / diff_y, 0.0),
-        )
+        ((tc0.0, tc1.1), (0.0, 2.0 * -diff_t / diff_x), (2.0 * diff_s / diff_y, 0.0))
     } else {
         // BR→TL
         (tc1, (2.0 * -diff_s / diff_x, 0.0), (0.0, 2.0 * -diff_t / diff_y))
@@ -396,10 +379,5 @@ pub fn rect_to_triangles(v: &[ScreenVertex; 2]) -> [[ScreenVertex; 3]; 4] {
         (buf[bl].s, buf[bl].t, buf[bl].q) = (b.s, b.t, b.q);
         (buf[tr].s, buf[tr].t, buf[tr].q) = (a.s, a.t, a.q);
     }
-    [
-        [buf[tl], buf[tr], buf[bl]],
-        [buf[bl], buf[tr], buf[tl]],
-        [buf[tr], buf[br], buf[bl]],
-        [buf[bl], buf[br], buf[tr]],
-    ]
+    [[buf[tl], buf[tr], buf[bl]], [buf[bl], buf[tr], buf[tl]], [buf[tr], buf[br], buf[bl]], [buf[bl], buf[br], buf[tr]]]
 }

@@ -6,12 +6,7 @@ use crate::geom::SubPixel;
 use proptest::prelude::*;
 use std::collections::HashMap;
 
-const BIG: ClipRect = ClipRect {
-    x0: 0,
-    y0: 0,
-    x1: 1023,
-    y1: 1023,
-};
+const BIG: ClipRect = ClipRect { x0: 0, y0: 0, x1: 1023, y1: 1023 };
 
 fn sv(x16: i32, y16: i32) -> ScreenVertex {
     ScreenVertex {
@@ -101,12 +96,7 @@ fn wrong_winding_draws_nothing_without_cull_off() {
 
 #[test]
 fn scissor_and_band_limit_coverage() {
-    let clip = ClipRect {
-        x0: 20,
-        y0: 15,
-        x1: 29,
-        y1: 34,
-    };
+    let clip = ClipRect { x0: 20, y0: 15, x1: 29, y1: 34 };
     let s = RasterSetup::new(clip, false, false);
     let m = tri([px(10, 10), px(50, 10), px(10, 50)], &s);
     assert!(m.keys().all(|&(x, y)| clip.contains(x, y)));
@@ -115,9 +105,7 @@ fn scissor_and_band_limit_coverage() {
     let mut banded = Vec::new();
     for y0 in (0..64).step_by(3) {
         let b = s.with_band(y0, y0 + 2);
-        banded.extend(frags(|e| {
-            triangle_culled(&[px(10, 10), px(50, 10), px(10, 50)], Cull::Off, &b, e)
-        }));
+        banded.extend(frags(|e| triangle_culled(&[px(10, 10), px(50, 10), px(10, 50)], Cull::Off, &b, e)));
     }
     let key = |f: &Fragment| (f.y, f.x);
     let (mut a, mut b) = (full.clone(), banded);
@@ -329,12 +317,7 @@ fn point_lights_one_pixel() {
     let s = RasterSetup::new(BIG, false, false);
     let m = count(|e| point(&sv(14 * 16 + 9, 3 * 16 + 15), &s, e));
     assert_eq!(m.into_iter().collect::<Vec<_>>(), vec![((14, 3), 1)]);
-    let clip = ClipRect {
-        x0: 0,
-        y0: 0,
-        x1: 13,
-        y1: 100,
-    };
+    let clip = ClipRect { x0: 0, y0: 0, x1: 13, y1: 100 };
     assert!(count(|e| point(&px(14, 3), &RasterSetup::new(clip, false, false), e)).is_empty());
 }
 
@@ -351,10 +334,7 @@ fn perspective_vs_linear_texcoords() {
     let _ = &mut a;
     let at00 = |persp: bool| {
         let s = RasterSetup::new(BIG, persp, true);
-        frags(|e| triangle_culled(&[a, b, c], Cull::Off, &s, e))
-            .into_iter()
-            .find(|f| (f.x, f.y) == (0, 0))
-            .unwrap()
+        frags(|e| triangle_culled(&[a, b, c], Cull::Off, &s, e)).into_iter().find(|f| (f.x, f.y) == (0, 0)).unwrap()
     };
     let lin = at00(false);
     assert!((lin.s - 7.0 / 256.0).abs() < 1e-6 && (lin.t - 7.0 / 256.0).abs() < 1e-6);
@@ -392,11 +372,7 @@ fn quad_carries_linear_clip_w_of_its_first_lane() {
 fn colour_and_depth_at_vertex_equal_vertex_values() {
     // v0 sits exactly on pixel (0,0)'s sample point (7,7).
     let s = RasterSetup::new(BIG, false, false);
-    for (c, z) in [
-        ([255u8, 0, 0, 255], 65535.0f32),
-        ([17, 200, 3, 128], 1.0),
-        ([1, 254, 127, 0], 30000.0),
-    ] {
+    for (c, z) in [([255u8, 0, 0, 255], 65535.0f32), ([17, 200, 3, 128], 1.0), ([1, 254, 127, 0], 30000.0)] {
         let mut v0 = sv(7, 7);
         let mut v1 = sv(16 * 20 + 7, 7);
         let mut v2 = sv(7, 16 * 20 + 7);
@@ -435,40 +411,14 @@ fn fog_clamp_and_rounding_helpers() {
     let mut bits = 0x9E37_79B9u32;
     for i in 0..200_000u32 {
         bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        let x = if i % 2 == 0 {
-            f32::from_bits(bits)
-        } else {
-            (bits as i32 as f32) / 512.0
-        };
-        let want = if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
-            x.round_ties_even() as i32
-        } else {
-            i32::MIN
-        };
+        let x = if i % 2 == 0 { f32::from_bits(bits) } else { (bits as i32 as f32) / 512.0 };
+        let want = if (-2_147_483_648.0..2_147_483_648.0).contains(&x) { x.round_ties_even() as i32 } else { i32::MIN };
         assert_eq!(cvt_round(x), want, "{x}");
     }
-    for x in [
-        0.5f32,
-        1.5,
-        -0.5,
-        -1.5,
-        4_194_303.5,
-        -4_194_303.5,
-        4_194_304.5,
-        8_388_607.5,
-        -0.0,
-    ] {
+    for x in [0.5f32, 1.5, -0.5, -1.5, 4_194_303.5, -4_194_303.5, 4_194_304.5, 8_388_607.5, -0.0] {
         assert_eq!(cvt_round(x), x.round_ties_even() as i32, "{x}");
     }
-    assert_eq!(
-        bounds(&[sv(17, -1), sv(100, 40)]),
-        ClipRect {
-            x0: 1,
-            y0: -1,
-            x1: 6,
-            y1: 2
-        }
-    );
+    assert_eq!(bounds(&[sv(17, -1), sv(100, 40)]), ClipRect { x0: 1, y0: -1, x1: 6, y1: 2 });
 }
 
 #[test]
@@ -582,21 +532,12 @@ fn projected_sprite_becomes_triangles() {
 }
 
 fn asm(x: i32, y: i32) -> AsmVertex {
-    AsmVertex {
-        v: px(x, y),
-        clip_z: 0.0,
-        outside_range: false,
-    }
+    AsmVertex { v: px(x, y), clip_z: 0.0, outside_range: false }
 }
 
 #[test]
 fn rectangle_detection_like_ppsspp() {
-    let st = DetectState {
-        through: true,
-        textured: false,
-        depth_matters: true,
-        fog: false,
-    };
+    let st = DetectState { through: true, textured: false, depth_matters: true, fog: false };
     let (tl, tr, br, bl) = (asm(0, 0), asm(4, 0), asm(4, 4), asm(0, 4));
     assert_eq!(detect_rect_from_pair(&st, &[tl, tr, br, tl, br, bl]), Some((3, 4)));
     let mut odd = bl;
@@ -612,19 +553,9 @@ fn rectangle_detection_like_ppsspp() {
         (a.v.s, a.v.t) = (s, t);
         a
     };
-    let fan = [
-        with_uv(tl, 4.0, 0.0),
-        with_uv(tr, 0.0, 0.0),
-        with_uv(br, 0.0, 4.0),
-        with_uv(bl, 4.0, 4.0),
-    ];
+    let fan = [with_uv(tl, 4.0, 0.0), with_uv(tr, 0.0, 0.0), with_uv(br, 0.0, 4.0), with_uv(bl, 4.0, 4.0)];
     assert_eq!(detect_rect_from_fan(&tst, &fan), None);
-    let fan = [
-        with_uv(tl, 0.0, 0.0),
-        with_uv(tr, 4.0, 0.0),
-        with_uv(br, 4.0, 4.0),
-        with_uv(bl, 0.0, 4.0),
-    ];
+    let fan = [with_uv(tl, 0.0, 0.0), with_uv(tr, 4.0, 0.0), with_uv(br, 4.0, 4.0), with_uv(bl, 0.0, 4.0)];
     assert_eq!(detect_rect_from_fan(&tst, &fan), Some((0, 2)));
     // Adjacent 1:1 slices merge; 2:1 ones do not.
     let slice = |x0: i32, x1: i32, s0: f32, s1: f32| {

@@ -85,18 +85,9 @@ impl Edge {
     /// Values at the quad whose top-left sample row/column start at screen (x, y)
     /// (multiples of 16): lanes (x+7, y+7), (x+23, y+7), (x+7, y+23), (x+23, y+23).
     fn start(&self, x: i32, y: i32) -> [i32; 4] {
-        let at = |sx: i32, sy: i32| {
-            self.xf
-                .wrapping_mul(sx)
-                .wrapping_add(self.yf.wrapping_mul(sy))
-                .wrapping_add(self.c)
-        };
-        [
-            at(x + 7, y + 7),
-            at(x + 23, y + 7),
-            at(x + 7, y + 23),
-            at(x + 23, y + 23),
-        ]
+        let at =
+            |sx: i32, sy: i32| self.xf.wrapping_mul(sx).wrapping_add(self.yf.wrapping_mul(sy)).wrapping_add(self.c);
+        [at(x + 7, y + 7), at(x + 23, y + 7), at(x + 7, y + 23), at(x + 23, y + 23)]
     }
 
     fn step_x(&self) -> i32 {
@@ -110,12 +101,7 @@ impl Edge {
 
 #[inline]
 fn add4(w: [i32; 4], d: i32) -> [i32; 4] {
-    [
-        w[0].wrapping_add(d),
-        w[1].wrapping_add(d),
-        w[2].wrapping_add(d),
-        w[3].wrapping_add(d),
-    ]
+    [w[0].wrapping_add(d), w[1].wrapping_add(d), w[2].wrapping_add(d), w[3].wrapping_add(d)]
 }
 
 /// [PP IsRightSideOrFlatBottomLine]: is `vertex` (the one opposite the edge) such that the
@@ -194,11 +180,7 @@ impl Tri {
             s: [v[0].s, v[1].s, v[2].s],
             t: [v[0].t, v[1].t, v[2].t],
             q: [v[0].q, v[1].q, v[2].q],
-            inv_w: if setup.perspective {
-                [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w]
-            } else {
-                [1.0; 3]
-            },
+            inv_w: if setup.perspective { [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w] } else { [1.0; 3] },
             clip_w: [v[0].w, v[1].w, v[2].w],
         }
     }
@@ -209,11 +191,7 @@ impl Tri {
             [self.e[0].step_x(), self.e[1].step_x(), self.e[2].step_x()],
             [self.e[0].step_y(), self.e[1].step_y(), self.e[2].step_y()],
         );
-        let mut base = [
-            self.e[0].start(min_x, min_y),
-            self.e[1].start(min_x, min_y),
-            self.e[2].start(min_x, min_y),
-        ];
+        let mut base = [self.e[0].start(min_x, min_y), self.e[1].start(min_x, min_y), self.e[2].start(min_x, min_y)];
         // [PP EdgeRecip] the weight sum is the same at every sample.
         let wsum = base[0][0].wrapping_add(base[1][0].wrapping_add(base[2][0]));
         let recip = 1.0f32 / wsum as f32;
@@ -262,15 +240,7 @@ impl Tri {
                     }
                 }
                 if mask != 0 {
-                    let q = self.shade(
-                        &w,
-                        recip,
-                        (cur_x >> 4) as i32,
-                        py,
-                        mask,
-                        setup.textured,
-                        setup.perspective,
-                    );
+                    let q = self.shade(&w, recip, (cur_x >> 4) as i32, py, mask, setup.textured, setup.perspective);
                     if q.mask != 0 {
                         emit(&q);
                     }
@@ -338,11 +308,7 @@ impl Tri {
                 }
             }
         }
-        let fog = if self.no_fog {
-            [255; 4]
-        } else {
-            lerp(self.fog).map(clamp_fog)
-        };
+        let fog = if self.no_fog { [255; 4] } else { lerp(self.fog).map(clamp_fog) };
         let (mut s, mut t) = ([0.0f32; 4], [0.0f32; 4]);
         if textured {
             if persp {

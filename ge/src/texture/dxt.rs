@@ -17,11 +17,7 @@
 
 #[inline]
 fn endpoint(c: u16) -> [u32; 3] {
-    [
-        ((c >> 8) & 0xF8) as u32,
-        ((c >> 3) & 0xFC) as u32,
-        ((c << 3) & 0xF8) as u32,
-    ]
+    [((c >> 8) & 0xF8) as u32, ((c >> 3) & 0xFC) as u32, ((c << 3) & 0xF8) as u32]
 }
 
 /// Colour of texel (x, y) of a DXT colour block with the given alpha for opaque entries

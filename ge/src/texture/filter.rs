@@ -31,11 +31,7 @@ pub fn cvt_rne(x: f32) -> i32 {
     // Below 2^22 in magnitude, adding and removing 1.5·2^23 rounds to nearest even in
     // hardware (avoids a libm call); larger values use the library routine.
     const MAGIC: f32 = 12582912.0;
-    let r = if x.abs() < 4194304.0 {
-        (x + MAGIC) - MAGIC
-    } else {
-        x.round_ties_even()
-    };
+    let r = if x.abs() < 4194304.0 { (x + MAGIC) - MAGIC } else { x.round_ties_even() };
     if (-2147483648.0..2147483648.0).contains(&r) {
         r as i32
     } else {
@@ -58,12 +54,7 @@ pub struct Axis {
 
 impl Axis {
     pub fn new(size: u32, clamp: bool) -> Axis {
-        Axis {
-            scale: (size << 8) as f32,
-            max: (size.wrapping_sub(1) & 511) as i32,
-            clamp,
-            cpp_fallback: false,
-        }
+        Axis { scale: (size << 8) as f32, max: (size.wrapping_sub(1) & 511) as i32, clamp, cpp_fallback: false }
     }
 
     /// The same axis sampled by PPSSPP's C++ fallback sampler when `on`.
@@ -91,12 +82,7 @@ impl Axis {
     #[inline]
     pub fn linear(&self, s: f32) -> (u32, u32, u32) {
         let scaled = s * self.scale;
-        let x = if self.cpp_fallback {
-            cvtt(scaled)
-        } else {
-            cvt_rne(scaled)
-        }
-        .wrapping_sub(128);
+        let x = if self.cpp_fallback { cvtt(scaled) } else { cvt_rne(scaled) }.wrapping_sub(128);
         let i = x >> 8;
         (self.fix(i), self.fix(i.wrapping_add(1)), ((x >> 4) & 15) as u32)
     }

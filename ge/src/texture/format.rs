@@ -57,10 +57,7 @@ impl TexFormat {
     }
 
     pub fn is_clut(self) -> bool {
-        matches!(
-            self,
-            TexFormat::Clut4 | TexFormat::Clut8 | TexFormat::Clut16 | TexFormat::Clut32
-        )
+        matches!(self, TexFormat::Clut4 | TexFormat::Clut8 | TexFormat::Clut16 | TexFormat::Clut32)
     }
 
     /// Row stride in texels from a TEXBUFWIDTH argument: bits 0–10 rounded down to whole
@@ -162,11 +159,7 @@ pub struct ClutIndex {
 impl ClutIndex {
     pub fn from_clutformat(arg: u32, fmt: ClutFormat) -> ClutIndex {
         let wrap = if fmt == ClutFormat::Rgba8888 { 0xFF } else { 0x1FF };
-        ClutIndex {
-            shift: (arg >> 2) & 31,
-            mask: (arg >> 8) & 0xFF,
-            offset: (((arg >> 16) & 31) << 4) & wrap,
-        }
+        ClutIndex { shift: (arg >> 2) & 31, mask: (arg >> 8) & 0xFF, offset: (((arg >> 16) & 31) << 4) & wrap }
     }
 
     #[inline]
@@ -201,16 +194,7 @@ impl<'a> LevelSrc<'a> {
         clut: ClutIndex,
         clut_level: u32,
     ) -> Self {
-        LevelSrc {
-            data: mem.tail(base),
-            base,
-            mem,
-            bufw,
-            swizzle,
-            palette,
-            clut,
-            clut_level,
-        }
+        LevelSrc { data: mem.tail(base), base, mem, bufw, swizzle, palette, clut, clut_level }
     }
 
     /// `N` bytes at byte offset `off`. Past the end of the region the bytes are read through
@@ -219,11 +203,7 @@ impl<'a> LevelSrc<'a> {
     #[inline]
     pub fn bytes<const N: usize>(&self, off: u32) -> [u8; N] {
         let o = off as usize;
-        match self
-            .data
-            .get(o..o.wrapping_add(N))
-            .and_then(|s| <[u8; N]>::try_from(s).ok())
-        {
+        match self.data.get(o..o.wrapping_add(N)).and_then(|s| <[u8; N]>::try_from(s).ok()) {
             Some(b) => b,
             None => {
                 let mut b = [0u8; N];
@@ -345,10 +325,7 @@ impl Format for FClut32 {
 /// apply to DXT [PP SamplerX86.cpp Jit_GetDXT1Color, Jit_PrepareDataDXTOffsets].
 #[inline]
 fn dxt_block(src: &LevelSrc, u: u32, v: u32, block_bytes: u32) -> u32 {
-    (v >> 2)
-        .wrapping_mul(src.bufw >> 2)
-        .wrapping_add(u >> 2)
-        .wrapping_mul(block_bytes)
+    (v >> 2).wrapping_mul(src.bufw >> 2).wrapping_add(u >> 2).wrapping_mul(block_bytes)
 }
 
 impl Format for FDxt1 {
@@ -428,10 +405,7 @@ mod tests {
         assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgb565).apply(5), 0x135);
         // CLUT32 raw word with shift 24.
         let arg = (0xFF << 8) | (24 << 2) | 3;
-        assert_eq!(
-            ClutIndex::from_clutformat(arg, ClutFormat::Rgba8888).apply(0xAABB_CCDD),
-            0xAA
-        );
+        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgba8888).apply(0xAABB_CCDD), 0xAA);
         // Simple case masks to 8 bits.
         let arg = 0xFF << 8;
         assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgb565).apply(0x1234), 0x34);

@@ -117,12 +117,7 @@ pub fn apply_indefinite(f: &TexFuncState, p: [u8; 4], ind: u8, t: [u8; 4]) -> [i
 #[inline]
 pub fn add_secondary(c: [i32; 4], sec: [u8; 3]) -> [u8; 4] {
     let cl = |v: i32| v.clamp(0, 255) as u8;
-    [
-        cl(c[0] + sec[0] as i32),
-        cl(c[1] + sec[1] as i32),
-        cl(c[2] + sec[2] as i32),
-        cl(c[3]),
-    ]
+    [cl(c[0] + sec[0] as i32), cl(c[1] + sec[1] as i32), cl(c[2] + sec[2] as i32), cl(c[3])]
 }
 
 #[cfg(test)]
@@ -130,12 +125,7 @@ mod tests {
     use super::*;
 
     fn f(func: TexFunc, rgba: bool, doubling: bool) -> TexFuncState {
-        TexFuncState {
-            func,
-            rgba,
-            doubling,
-            env: [0x10, 0x80, 0xF0],
-        }
+        TexFuncState { func, rgba, doubling, env: [0x10, 0x80, 0xF0] }
     }
 
     #[test]
@@ -163,10 +153,7 @@ mod tests {
         assert_eq!(add_secondary(c, [0; 3]), [1, 1, 255, 128]);
         // Without doubling (>> 8): odd 77 → 128; rgb-only alpha is the raw 0x8000 lane.
         let m = f(TexFunc::Modulate, false, false);
-        assert_eq!(
-            apply_indefinite(&m, [0; 4], 0xF, [200, 128, 77, 99]),
-            [0, 0, 128, 32768]
-        );
+        assert_eq!(apply_indefinite(&m, [0; 4], 0xF, [200, 128, 77, 99]), [0, 0, 128, 32768]);
         // Channels that are not indefinite keep the ordinary result.
         assert_eq!(apply_indefinite(&m, [0x7F, 0, 0, 0], 0xE, [0x7F, 0, 0, 0])[0], 0x3F);
     }
@@ -187,30 +174,15 @@ mod tests {
 
     #[test]
     fn replace_add_blend() {
-        assert_eq!(
-            apply(&f(TexFunc::Replace, true, false), [1, 2, 3, 4], [10, 20, 30, 40]),
-            [10, 20, 30, 40]
-        );
-        assert_eq!(
-            apply(&f(TexFunc::Replace, false, true), [1, 2, 3, 4], [10, 20, 30, 40]),
-            [20, 40, 60, 4]
-        );
+        assert_eq!(apply(&f(TexFunc::Replace, true, false), [1, 2, 3, 4], [10, 20, 30, 40]), [10, 20, 30, 40]);
+        assert_eq!(apply(&f(TexFunc::Replace, false, true), [1, 2, 3, 4], [10, 20, 30, 40]), [20, 40, 60, 4]);
         // Add: p + t; alpha (pa+1)·ta/256 = 128·255/256 = 127.
-        assert_eq!(
-            apply(&f(TexFunc::Add, true, false), [100, 200, 0, 127], [100, 100, 5, 255]),
-            [200, 300, 5, 127]
-        );
-        assert_eq!(
-            apply(&f(TexFunc::Add, false, true), [100, 200, 0, 127], [100, 100, 5, 255]),
-            [400, 600, 10, 127]
-        );
+        assert_eq!(apply(&f(TexFunc::Add, true, false), [100, 200, 0, 127], [100, 100, 5, 255]), [200, 300, 5, 127]);
+        assert_eq!(apply(&f(TexFunc::Add, false, true), [100, 200, 0, 127], [100, 100, 5, 255]), [400, 600, 10, 127]);
         // Blend with env (0x10, 0x80, 0xF0): ((255-t)p + t·env + 255)/256.
         // t = 255 -> (255·env + 255)/256 = env; t = 0 -> (255p + 255)/256 = p.
         let b = f(TexFunc::Blend, true, false);
-        assert_eq!(
-            apply(&b, [50, 60, 70, 255], [255, 255, 255, 128]),
-            [0x10, 0x80, 0xF0, 128]
-        );
+        assert_eq!(apply(&b, [50, 60, 70, 255], [255, 255, 255, 128]), [0x10, 0x80, 0xF0, 128]);
         assert_eq!(apply(&b, [50, 60, 70, 255], [0, 0, 0, 128])[..3], [50, 60, 70]);
         // t = 128, p = 0, env 0x80: (128·128 + 255)/256 = 64.
         assert_eq!(apply(&b, [0, 0, 0, 0], [128, 128, 128, 0])[1], 64);

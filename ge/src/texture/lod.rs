@@ -62,10 +62,9 @@ fn cmax(a: f32, b: f32) -> f32 {
 /// Level, fraction and filter from derivatives (in normalised units) and clip w.
 pub fn lod_from(st: &TextureState, ds: f32, dt: f32, w: f32) -> Lod {
     let detail = match st.lod_mode {
-        LodMode::Auto => tex_log2(cmax(
-            (ds * st.levels[0].width as f32).abs(),
-            (dt * st.levels[0].height as f32).abs(),
-        )),
+        LodMode::Auto => {
+            tex_log2(cmax((ds * st.levels[0].width as f32).abs(), (dt * st.levels[0].height as f32).abs()))
+        }
         // "Always offset by an extra texlevel" [PP CalculateSamplingParams].
         LodMode::Slope => tex_log2(2.0 * w * st.lod_slope),
         LodMode::Const => 0,
@@ -81,12 +80,7 @@ pub fn lod_from(st: &TextureState, ds: f32, dt: f32, w: f32) -> Lod {
     } else {
         (0, 0)
     };
-    Lod {
-        level,
-        frac,
-        linear: if detail > 0 { st.min_linear } else { st.mag_linear },
-        detail,
-    }
+    Lod { level, frac, linear: if detail > 0 { st.min_linear } else { st.mag_linear }, detail }
 }
 
 #[cfg(test)]

@@ -21,17 +21,9 @@ fn regs(fmt: u32, wlog: u32, hlog: u32, bufw: u32) -> Regs {
 }
 
 fn quad(st: [(f32, f32); 4]) -> Quad {
-    let mut q = Quad {
-        mask: 0xF,
-        ..Default::default()
-    };
+    let mut q = Quad { mask: 0xF, ..Default::default() };
     for (f, (s, t)) in q.frags.iter_mut().zip(st) {
-        *f = Fragment {
-            s,
-            t,
-            color0: [255; 4],
-            ..Default::default()
-        };
+        *f = Fragment { s, t, color0: [255; 4], ..Default::default() };
     }
     q
 }
@@ -41,19 +33,13 @@ fn direct_formats_through_memory() {
     let mut mem = Memory::new();
     mem.write(BASE, &[0x34, 0x12, 0x21, 0x84, 0x00, 0xF8]).unwrap();
     let st = TextureState::decode(&regs(0, 2, 0, 8), &[0; 1024], false);
-    assert_eq!(
-        decode_level(&st, &mem, 0)[..3],
-        [[165, 69, 16, 255], [8, 134, 132, 255], [0, 0, 255, 255]]
-    );
+    assert_eq!(decode_level(&st, &mem, 0)[..3], [[165, 69, 16, 255], [8, 134, 132, 255], [0, 0, 255, 255]]);
     let st = TextureState::decode(&regs(1, 2, 0, 8), &[0; 1024], false);
     assert_eq!(decode_level(&st, &mem, 0)[1], [8, 8, 8, 255]);
     let st = TextureState::decode(&regs(2, 2, 0, 8), &[0; 1024], false);
     assert_eq!(decode_level(&st, &mem, 0)[0], [0x44, 0x33, 0x22, 0x11]);
     let st = TextureState::decode(&regs(3, 1, 0, 4), &[0; 1024], false);
-    assert_eq!(
-        decode_level(&st, &mem, 0),
-        vec![[0x34, 0x12, 0x21, 0x84], [0x00, 0xF8, 0, 0]]
-    );
+    assert_eq!(decode_level(&st, &mem, 0), vec![[0x34, 0x12, 0x21, 0x84], [0x00, 0xF8, 0, 0]]);
 }
 
 #[test]
@@ -63,27 +49,17 @@ fn clut_formats_shift_mask_start() {
         c.copy_from_slice(&[i as u8, 0, 0, 255]);
     }
     let mut mem = Memory::new();
-    mem.write(BASE, &[0x21, 0x5A, 0x34, 0x12, 0xDD, 0xCC, 0xBB, 0xAA])
-        .unwrap();
+    mem.write(BASE, &[0x21, 0x5A, 0x34, 0x12, 0xDD, 0xCC, 0xBB, 0xAA]).unwrap();
     // CLUT4: low nibble first -> indices 1, 2, 10, 5.
     let st = TextureState::decode(&regs(4, 2, 0, 0), &clut, false);
-    assert_eq!(
-        decode_level(&st, &mem, 0).iter().map(|c| c[0]).collect::<Vec<_>>(),
-        [1, 2, 0xA, 5]
-    );
+    assert_eq!(decode_level(&st, &mem, 0).iter().map(|c| c[0]).collect::<Vec<_>>(), [1, 2, 0xA, 5]);
     // CLUT8, shift 1, mask 0x0F, start 2: 0x5A -> 0x2D.
     let mut r = regs(5, 2, 0, 0);
     r.set(op::CLUTFORMAT, (2 << 16) | (0x0F << 8) | (1 << 2) | 3);
-    assert_eq!(
-        decode_level(&TextureState::decode(&r, &clut, false), &mem, 0)[1][0],
-        0x2D
-    );
+    assert_eq!(decode_level(&TextureState::decode(&r, &clut, false), &mem, 0)[1][0], 0x2D);
     // CLUT32 start 19: 304 wraps to 0x30 within the 256-entry palette; 0x21 | 0x30 = 0x31.
     r.set(op::CLUTFORMAT, (19 << 16) | (0xFF << 8) | 3);
-    assert_eq!(
-        decode_level(&TextureState::decode(&r, &clut, false), &mem, 0)[0][0],
-        0x31
-    );
+    assert_eq!(decode_level(&TextureState::decode(&r, &clut, false), &mem, 0)[0][0], 0x31);
     // CLUT16 (5650 palette): raw 0x1234 shift 4 -> 0x23; 16-bit entry 0x23 = CLUT bytes
     // 0x46, 0x47 = (32-bit entry 17 bytes 2, 3) = 0, 255 -> 0xFF00 -> (0, 227, 255).
     let mut r = regs(6, 2, 0, 0);
@@ -93,10 +69,7 @@ fn clut_formats_shift_mask_start() {
     // CLUT32 raw word 0xAABBCCDD shift 24 -> 0xAA.
     let mut r = regs(7, 1, 0, 0);
     r.set(op::CLUTFORMAT, (0xFF << 8) | (24 << 2) | 3);
-    assert_eq!(
-        decode_level(&TextureState::decode(&r, &clut, false), &mem, 0)[1],
-        [0xAA, 0, 0, 255]
-    );
+    assert_eq!(decode_level(&TextureState::decode(&r, &clut, false), &mem, 0)[1], [0xAA, 0, 0, 255]);
 }
 
 #[test]
@@ -145,13 +118,7 @@ fn fetch_texel_has_no_wrap() {
     let _ = fetch_texel(&st, &mem, 0, u32::MAX, u32::MAX);
     let mut r = regs(8, 2, 2, 0);
     r.set(op::TEXMODE, 1);
-    let _ = fetch_texel(
-        &TextureState::decode(&r, &[0; 1024], false),
-        &mem,
-        0,
-        u32::MAX,
-        u32::MAX,
-    );
+    let _ = fetch_texel(&TextureState::decode(&r, &[0; 1024], false), &mem, 0, u32::MAX, u32::MAX);
 }
 
 #[test]
@@ -309,17 +276,11 @@ fn texture_functions_via_state() {
     r.set(op::TEXFUNC, 0x1_0100);
     let st = TextureState::decode(&r, &[0; 1024], false);
     // Modulate doubled, rgba: 0x7F·0x7F -> 0x7F, alpha 0x3F; then + secondary 0x90 clamps.
-    assert_eq!(
-        texture_function(&st, [0x7F; 4], [0, 0x90, 0], [0x7F; 4]),
-        [0x7F, 0xFF, 0x7F, 0x3F]
-    );
+    assert_eq!(texture_function(&st, [0x7F; 4], [0, 0x90, 0], [0x7F; 4]), [0x7F, 0xFF, 0x7F, 0x3F]);
     r.set(op::TEXFUNC, 2);
     r.set(op::TEXENVCOLOR, 0x00_20_40_80);
     let st = TextureState::decode(&r, &[0; 1024], false);
-    assert_eq!(
-        texture_function(&st, [9, 9, 9, 200], [0; 3], [255, 255, 255, 0]),
-        [0x80, 0x40, 0x20, 200]
-    );
+    assert_eq!(texture_function(&st, [9, 9, 9, 200], [0; 3], [255, 255, 255, 0]), [0x80, 0x40, 0x20, 200]);
 }
 
 #[test]

@@ -36,11 +36,7 @@ fn rgb24(regs: &Regs, o: u8) -> u32 {
 #[inline]
 fn vec24(regs: &Regs, base: u8, light: usize) -> [f32; 3] {
     let o = base as usize + 3 * light;
-    [
-        regs.float(o as u8),
-        regs.float((o + 1) as u8),
-        regs.float((o + 2) as u8),
-    ]
+    [regs.float(o as u8), regs.float((o + 1) as u8), regs.float((o + 2) as u8)]
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,11 +135,7 @@ impl LightState {
                 } else if exp.is_nan() {
                     exp = if exp.is_sign_negative() { 0.0 } else { f32::INFINITY };
                 }
-                l.spot = Some(Spot {
-                    dir: normalize(vec24(regs, op::LDX0, i)),
-                    cutoff,
-                    exp,
-                });
+                l.spot = Some(Spot { dir: normalize(vec24(regs, op::LDX0, i)), cutoff, exp });
             }
         }
 
@@ -182,11 +174,7 @@ impl LightState {
             if specular_exp <= 0.0 {
                 specular_exp = 0.0;
             } else if specular_exp.is_nan() {
-                specular_exp = if specular_exp.is_sign_negative() {
-                    0.0
-                } else {
-                    f32::INFINITY
-                };
+                specular_exp = if specular_exp.is_sign_negative() { 0.0 } else { f32::INFINITY };
             }
         }
         let secondary = regs.enabled(op::LIGHTMODE);
@@ -196,12 +184,7 @@ impl LightState {
             mat_ambient,
             mat_diffuse,
             mat_specular,
-            emissive: [
-                (e & 0xFF) as i32,
-                ((e >> 8) & 0xFF) as i32,
-                ((e >> 16) & 0xFF) as i32,
-                0,
-            ],
+            emissive: [(e & 0xFF) as i32, ((e >> 8) & 0xFF) as i32, ((e >> 16) & 0xFF) as i32, 0],
             base_ambient: factor(rgb24(regs, op::AMBIENTCOLOR) | (regs.arg(op::AMBIENTALPHA) & 0xFF) << 24),
             specular_exp,
             color_for_ambient,

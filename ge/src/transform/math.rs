@@ -268,11 +268,7 @@ pub(crate) fn normalized_or_001_approx(v: [f32; 3]) -> [f32; 3] {
     let fallback = [0.0, 0.0, 1.0];
     let mut o = [0.0; 3];
     for i in 0..3 {
-        o[i] = if r[i].is_nan() || v[i].is_nan() {
-            fallback[i]
-        } else {
-            r[i]
-        };
+        o[i] = if r[i].is_nan() || v[i].is_nan() { fallback[i] } else { r[i] };
     }
     o
 }

@@ -24,13 +24,7 @@ fn sdk_regs() -> Regs {
 }
 
 fn identity() -> Matrices {
-    Matrices {
-        world: IDENTITY_4X3,
-        view: IDENTITY_4X3,
-        proj: IDENTITY_4X4,
-        tgen: IDENTITY_4X3,
-        ..Default::default()
-    }
+    Matrices { world: IDENTITY_4X3, view: IDENTITY_4X3, proj: IDENTITY_4X4, tgen: IDENTITY_4X3, ..Default::default() }
 }
 
 /// float position, float normal, float UV.
@@ -39,12 +33,7 @@ fn vt(extra: u32) -> VertexType {
 }
 
 fn vert(pos: [f32; 3]) -> Vertex {
-    Vertex {
-        pos,
-        normal: [0.0, 0.0, 1.0],
-        color: [10, 20, 30, 40],
-        ..Default::default()
-    }
+    Vertex { pos, normal: [0.0, 0.0, 1.0], color: [10, 20, 30, 40], ..Default::default() }
 }
 
 #[test]
@@ -70,10 +59,7 @@ fn snap_bias_puts_points_example_on_pixel_14() {
     setf(&mut r, op::VIEWPORTXSCALE, 1.0);
     setf(&mut r, op::VIEWPORTXCENTER, 0.0);
     let st = TransformState::decode(&r, &identity(), &vt(0));
-    let c = ClipVertex {
-        clip: [1821.9966, 0.0, 0.0, 1.0],
-        ..Default::default()
-    };
+    let c = ClipVertex { clip: [1821.9966, 0.0, 0.0, 1.0], ..Default::default() };
     let s = to_screen(&st, &c);
     assert_eq!(s.x.0, 224);
     assert_eq!(s.x.pixel(), 14);

@@ -41,10 +41,7 @@ const MATERIAL: [u8; 4] = [10, 20, 30, 40];
 fn params(w: &[f32]) -> DecodeParams {
     let mut morph_weights = [0.0; 8];
     morph_weights[..w.len()].copy_from_slice(w);
-    DecodeParams {
-        morph_weights,
-        material: MATERIAL,
-    }
+    DecodeParams { morph_weights, material: MATERIAL }
 }
 
 /// Little-endian byte builder.
@@ -79,11 +76,7 @@ impl B {
 
 fn dec(vtype: u32, bytes: &[u8], w: &[f32]) -> Vertex {
     let l = VertexLayout::new(vtype);
-    assert_eq!(
-        bytes.len() as u32,
-        l.stride,
-        "test vertex bytes must be exactly one stride"
-    );
+    assert_eq!(bytes.len() as u32, l.stride, "test vertex bytes must be exactly one stride");
     decode_vertex(&l, bytes, &params(w), &mut Persist::default())
 }
 
@@ -96,16 +89,10 @@ fn layout_matches_hardware_vertex_advances() {
     assert_eq!(VertexLayout::new(POS_S16).stride, 6);
     assert_eq!(VertexLayout::new(POS_S8).stride, 3);
     let l = VertexLayout::new(TC_U8 | NRM_S8 | POS_S8);
-    assert_eq!(
-        (l.texcoord_offset, l.normal_offset, l.position_offset, l.stride),
-        (0, 2, 5, 8)
-    );
+    assert_eq!((l.texcoord_offset, l.normal_offset, l.position_offset, l.stride), (0, 2, 5, 8));
     let full = W_F | TC_F | COL_8888 | NRM_F | POS_F;
     let l = VertexLayout::new(full | wc(8));
-    assert_eq!(
-        (l.texcoord_offset, l.color_offset, l.normal_offset, l.position_offset),
-        (32, 40, 44, 56)
-    );
+    assert_eq!((l.texcoord_offset, l.color_offset, l.normal_offset, l.position_offset), (32, 40, 44, 56));
     assert_eq!(l.stride, 68);
     let l = VertexLayout::new(full | wc(1) | mc(8));
     assert_eq!((l.size, l.stride), (40, 320));
@@ -124,10 +111,7 @@ fn layout_padding_and_alignment() {
     assert_eq!((l.weight_offset, l.position_offset, l.size), (0, 4, 10));
     // 3 u16 weights (6) + u8 uv @6 + 4444 @8 + s8 normal @10 + s8 pos @13 = 16, aligned to 2.
     let l = VertexLayout::new(W_U16 | wc(3) | TC_U8 | COL_4444 | NRM_S8 | POS_S8);
-    assert_eq!(
-        (l.texcoord_offset, l.color_offset, l.normal_offset, l.position_offset),
-        (6, 8, 10, 13)
-    );
+    assert_eq!((l.texcoord_offset, l.color_offset, l.normal_offset, l.position_offset), (6, 8, 10, 13));
     assert_eq!((l.size, l.extent), (16, 16));
     // 5650 + s8 position: 2 + 3 = 5, padded to 6.
     let l = VertexLayout::new(COL_565 | POS_S8);
@@ -244,11 +228,7 @@ fn position_s16_transform_is_n_over_32768() {
 fn position_s16_through_is_pixels_with_unsigned_z() {
     let v = dec(POS_S16 | THROUGH, &B::default().s16(&[-5, 300]).u16(&[0xFFFF]).0, &[]);
     assert_eq!(v.pos, [-5.0, 300.0, 65535.0]);
-    let v = dec(
-        POS_S16 | THROUGH,
-        &B::default().s16(&[32767, -32768]).u16(&[0x8000]).0,
-        &[],
-    );
+    let v = dec(POS_S16 | THROUGH, &B::default().s16(&[32767, -32768]).u16(&[0x8000]).0, &[]);
     assert_eq!(v.pos, [32767.0, -32768.0, 32768.0]);
 }
 
@@ -257,20 +237,12 @@ fn position_float_transform_and_nan_inf_cleaning() {
     let v = dec(POS_F, &B::default().f32(&[0.5, -3.25, 1e30]).0, &[]);
     assert_eq!(v.pos, [0.5, -3.25, 1e30]);
     // [PP clean_nan_inf_sse] NaN -> +FLT_MAX, +-Inf -> +-FLT_MAX.
-    let v = dec(
-        POS_F,
-        &B::default().f32(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY]).0,
-        &[],
-    );
+    let v = dec(POS_F, &B::default().f32(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY]).0, &[]);
     assert_eq!(v.pos, [3.4028235e38, 3.4028235e38, -3.4028235e38]);
     let v = dec(POS_F, &B::default().f32(&[-f32::NAN, 1.0, 2.0]).0, &[]);
     assert_eq!(v.pos[0], 3.4028235e38);
     // With weights (skinning path) PPSSPP does not clean.
-    let v = dec(
-        W_U8 | POS_F,
-        &B::default().u8(&[128]).pad(3).f32(&[f32::NAN, f32::INFINITY, 1.0]).0,
-        &[],
-    );
+    let v = dec(W_U8 | POS_F, &B::default().u8(&[128]).pad(3).f32(&[f32::NAN, f32::INFINITY, 1.0]).0, &[]);
     assert!(v.pos[0].is_nan());
     assert_eq!(v.pos[1], f32::INFINITY);
 }
@@ -309,11 +281,7 @@ fn texcoords_through_mode() {
     let v = dec(TC_U8 | POS_S16 | THROUGH, &B::default().u8(&[4, 255]).pad(6).0, &[]);
     assert_eq!(v.uv, [0.03125, 1.9921875]);
     // u16 and float are texels.
-    let v = dec(
-        TC_U16 | POS_S16 | THROUGH,
-        &B::default().u16(&[300, 65535]).pad(6).0,
-        &[],
-    );
+    let v = dec(TC_U16 | POS_S16 | THROUGH, &B::default().u16(&[300, 65535]).pad(6).0, &[]);
     assert_eq!(v.uv, [300.0, 65535.0]);
     let v = dec(TC_F | POS_F | THROUGH, &B::default().f32(&[0.25, 511.5]).pad(12).0, &[]);
     assert_eq!(v.uv, [0.25, 511.5]);
@@ -357,11 +325,7 @@ fn normals_every_format() {
 fn weights_every_format_and_count() {
     let v = dec(W_U8 | wc(3) | POS_S8, &B::default().u8(&[128, 64, 255]).pad(3).0, &[]);
     assert_eq!(v.weights, [1.0, 0.5, 1.9921875, 0.0, 0.0, 0.0, 0.0, 0.0]);
-    let v = dec(
-        W_U16 | wc(2) | POS_S16,
-        &B::default().u16(&[32768, 65535]).pad(6).0,
-        &[],
-    );
+    let v = dec(W_U16 | wc(2) | POS_S16, &B::default().u16(&[32768, 65535]).pad(6).0, &[]);
     assert_eq!(&v.weights[..3], &[1.0, 1.999969482421875, 0.0]);
     let w8: Vec<f32> = (0..8).map(|i| i as f32 * 0.25).collect();
     let v = dec(W_F | wc(8) | POS_F, &B::default().f32(&w8).pad(12).0, &[]);
@@ -401,12 +365,7 @@ fn morph_colours_sum_then_truncate_then_clamp() {
 #[test]
 fn morph_16bit_colours_scale_in_float() {
     let m = |vtype: u32, a: u16, b: u16, w: &[f32]| {
-        dec(
-            vtype | POS_S16 | mc(2),
-            &B::default().u16(&[a]).pad(6).u16(&[b]).pad(6).0,
-            w,
-        )
-        .color
+        dec(vtype | POS_S16 | mc(2), &B::default().u16(&[a]).pad(6).u16(&[b]).pad(6).0, w).color
     };
     // 5650 red 16 at weight 1: 16 * 255/31 = 131.6 -> 131 (replication would give 132).
     assert_eq!(m(COL_565, 16, 0, &[1.0, 0.0]), [131, 0, 0, 255]);
@@ -449,16 +408,10 @@ fn morph_texcoords_normals_and_weights() {
     assert_eq!(dec(TC_F | POS_F | mc(2), &b.0, &[0.5, 0.25]).uv, [1.25, 2.0]);
     // s8 normals: (64*0.5 + 64*0.25)/128 = 0.375.
     let b = B::default().s8(&[64, 0, -128]).pad(3).s8(&[64, 0, 0]).pad(3);
-    assert_eq!(
-        dec(NRM_S8 | POS_S8 | mc(2), &b.0, &[0.5, 0.25]).normal,
-        [0.375, 0.0, -0.5]
-    );
+    assert_eq!(dec(NRM_S8 | POS_S8 | mc(2), &b.0, &[0.5, 0.25]).normal, [0.375, 0.0, -0.5]);
     // s16 normals: 16384*(1/32768) twice = 1.0 (PPSSPP's extra /32768 not copied).
     let b = B::default().s16(&[16384, 0, 0]).pad(6).s16(&[16384, 0, 0]).pad(6);
-    assert_eq!(
-        dec(NRM_S16 | POS_S16 | mc(2), &b.0, &[1.0, 1.0]).normal,
-        [1.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(NRM_S16 | POS_S16 | mc(2), &b.0, &[1.0, 1.0]).normal, [1.0, 0.0, 0.0]);
     // float normals.
     let b = B::default().f32(&[1.0, 0.0, 0.0]).pad(12).f32(&[0.0, 2.0, 0.0]).pad(12);
     assert_eq!(dec(NRM_F | POS_F | mc(2), &b.0, &[0.5, 0.5]).normal, [0.5, 1.0, 0.0]);
@@ -513,16 +466,7 @@ fn mem_with(at: u32, bytes: &[u8]) -> Memory {
 }
 
 fn draw(mem: &Memory, vtype: u32, vaddr: u32, iaddr: u32, count: u32, persist: &mut Persist) -> DecodedDraw {
-    decode_draw(
-        mem,
-        &VertexLayout::new(vtype),
-        vaddr,
-        iaddr,
-        count,
-        &params(&[]),
-        persist,
-    )
-    .unwrap()
+    decode_draw(mem, &VertexLayout::new(vtype), vaddr, iaddr, count, &params(&[]), persist).unwrap()
 }
 
 #[test]
@@ -547,17 +491,13 @@ fn indexed_draws_every_index_size() {
     let vaddr = RAM;
     // vertex k at vaddr + 12k has x = k.
     for k in [0u32, 1, 2, 255, 0x1234, 70000] {
-        mem.write(vaddr + 12 * k, &B::default().f32(&[k as f32, 0.0, 0.0]).0)
-            .unwrap();
+        mem.write(vaddr + 12 * k, &B::default().f32(&[k as f32, 0.0, 0.0]).0).unwrap();
     }
     let iaddr = RAM + 0x10_0000;
     // u8: 255 is vertex 255, not -1 [HW primitives/indices].
     mem.write(iaddr, &[255, 0, 2]).unwrap();
     let d = draw(&mem, POS_F | IDX_U8, vaddr, iaddr, 3, &mut Persist::default());
-    assert_eq!(
-        d.vertices.iter().map(|v| v.pos[0]).collect::<Vec<_>>(),
-        [255.0, 0.0, 2.0]
-    );
+    assert_eq!(d.vertices.iter().map(|v| v.pos[0]).collect::<Vec<_>>(), [255.0, 0.0, 2.0]);
     assert_eq!((d.vaddr, d.iaddr), (vaddr, iaddr + 3));
     mem.write(iaddr, &B::default().u16(&[0x1234, 1]).0).unwrap();
     let d = draw(&mem, POS_F | IDX_U16, vaddr, iaddr, 2, &mut Persist::default());
@@ -583,13 +523,7 @@ fn uv_and_normal_persist_across_draws() {
     let mut p = Persist::default();
     let d = draw(&mem, TC_U16 | NRM_S8 | POS_S16, RAM, 0, 1, &mut p);
     assert_eq!((d.vertices[0].uv, d.vertices[0].normal), ([1.0, 0.5], [0.5, 0.0, 0.0]));
-    assert_eq!(
-        p,
-        Persist {
-            uv: [1.0, 0.5],
-            normal: [0.5, 0.0, 0.0]
-        }
-    );
+    assert_eq!(p, Persist { uv: [1.0, 0.5], normal: [0.5, 0.0, 0.0] });
     let d = draw(&mem, POS_S16, RAM + 0x100, 0, 2, &mut p);
     for v in &d.vertices {
         assert_eq!((v.uv, v.normal), ([1.0, 0.5], [0.5, 0.0, 0.0]));
@@ -606,11 +540,7 @@ fn indexed_reuse_persists_the_highest_index() {
     let mut mem = Memory::new();
     for k in 0..3u16 {
         // 10-byte vertices: u16 uv @0, s16 position @4.
-        mem.write(
-            RAM + 10 * u32::from(k),
-            &B::default().u16(&[k * 100, 0]).s16(&[0, 0, 0]).0,
-        )
-        .unwrap();
+        mem.write(RAM + 10 * u32::from(k), &B::default().u16(&[k * 100, 0]).s16(&[0, 0, 0]).0).unwrap();
     }
     let iaddr = RAM + 0x1000;
     // 4 indices over 3 vertices: PPSSPP's cached path reads 0..=2 in order, last = vertex 2.
@@ -627,16 +557,10 @@ fn indexed_reuse_persists_the_highest_index() {
 fn misaligned_vertex_start_gives_a_zero_filled_draw() {
     let b = B::default().pad(2).u16(&[0x001F]).pad(2).f32(&[1.0, 2.0, 3.0]);
     let mem = mem_with(RAM, &b.0);
-    let mut p = Persist {
-        uv: [5.0, 6.0],
-        normal: [1.0, 1.0, 1.0],
-    };
+    let mut p = Persist { uv: [5.0, 6.0], normal: [1.0, 1.0, 1.0] };
     let d = draw(&mem, COL_565 | NRM_S8 | POS_F, RAM + 2, 0, 2, &mut p);
     for v in &d.vertices {
-        assert_eq!(
-            (v.pos, v.color, v.normal, v.uv),
-            ([0.0; 3], [0; 4], [0.0; 3], [5.0, 6.0])
-        );
+        assert_eq!((v.pos, v.color, v.normal, v.uv), ([0.0; 3], [0; 4], [0.0; 3], [5.0, 6.0]));
     }
     assert_eq!(p.normal, [0.0; 3]);
     assert_eq!(d.vaddr, RAM + 2 + 2 * 20);
@@ -654,39 +578,21 @@ fn memory_errors_instead_of_panics() {
     let l = VertexLayout::new(POS_F);
     let p = params(&[]);
     let mut ps = Persist::default();
-    assert_eq!(
-        decode_draw(&mem, &l, 0, 0, 1, &p, &mut ps),
-        Err(MemError { addr: 0, len: 12 })
-    );
+    assert_eq!(decode_draw(&mem, &l, 0, 0, 1, &p, &mut ps), Err(MemError { addr: 0, len: 12 }));
     // Starts valid, runs past the end of RAM.
     let end = 0x0A00_0000 - 8;
-    assert_eq!(
-        decode_draw(&mem, &l, end, 0, 1, &p, &mut ps),
-        Err(MemError { addr: end, len: 12 })
-    );
+    assert_eq!(decode_draw(&mem, &l, end, 0, 1, &p, &mut ps), Err(MemError { addr: end, len: 12 }));
     // Second vertex out of RAM.
     let end = 0x0A00_0000 - 12;
     assert!(decode_draw(&mem, &l, end, 0, 1, &p, &mut ps).is_ok());
-    assert_eq!(
-        decode_draw(&mem, &l, end, 0, 2, &p, &mut ps),
-        Err(MemError {
-            addr: 0x0A00_0000,
-            len: 12
-        })
-    );
+    assert_eq!(decode_draw(&mem, &l, end, 0, 2, &p, &mut ps), Err(MemError { addr: 0x0A00_0000, len: 12 }));
     // Unmapped index buffer, and an index that points outside memory.
     let li = VertexLayout::new(POS_F | IDX_U16);
     assert!(decode_draw(&mem, &li, RAM, 0x10, 1, &p, &mut ps).is_err());
     let mut mem2 = Memory::new();
     mem2.write(RAM, &0xFFFFu16.to_le_bytes()).unwrap();
     let d = decode_draw(&mem2, &li, 0x09FF_0000, RAM, 1, &p, &mut ps);
-    assert_eq!(
-        d,
-        Err(MemError {
-            addr: 0x09FF_0000 + 0xFFFF * 12,
-            len: 12
-        })
-    );
+    assert_eq!(d, Err(MemError { addr: 0x09FF_0000 + 0xFFFF * 12, len: 12 }));
 }
 
 #[test]
@@ -711,31 +617,20 @@ fn display_is_one_line() {
         VertexLayout::new(W_U8 | wc(2) | TC_U8 | COL_4444 | NRM_S16 | POS_S16 | IDX_U32 | mc(3) | THROUGH).to_string(),
         "tc=u8@2 col=4444@4 nrm=s16@6 pos=s16@12 w=u8x2@0 idx=u32 morph=3 through=1 size=18 stride=54"
     );
-    assert!(VertexLayout::new(2 << 2)
-        .to_string()
-        .contains("col=invalid2 nrm=none pos=none@0"));
+    assert!(VertexLayout::new(2 << 2).to_string().contains("col=invalid2 nrm=none pos=none@0"));
 }
 
 #[test]
 fn exact_format_prints_present_attributes_with_bits() {
     let l = VertexLayout::new(TC_U8 | COL_5551 | POS_F);
-    let v = Vertex {
-        pos: [0.5, -1.0, 1e-7],
-        uv: [0.25, 2.0],
-        color: [255, 0, 8, 255],
-        ..Vertex::default()
-    };
+    let v = Vertex { pos: [0.5, -1.0, 1e-7], uv: [0.25, 2.0], color: [255, 0, 8, 255], ..Vertex::default() };
     assert_eq!(
         format_vertex_exact(&v, &l),
         "uv=(0.25 [0x3e800000], 2.0 [0x40000000]) col=(255, 0, 8, 255) [0xff0800ff] \
          pos=(0.5 [0x3f000000], -1.0 [0xbf800000], 1e-7 [0x33d6bf95])"
     );
     let l = VertexLayout::new(W_F | wc(1) | NRM_S8 | POS_S8);
-    let v = Vertex {
-        normal: [1.0, 0.0, -0.0],
-        weights: [0.75; 8],
-        ..Vertex::default()
-    };
+    let v = Vertex { normal: [1.0, 0.0, -0.0], weights: [0.75; 8], ..Vertex::default() };
     assert_eq!(
         format_vertex_exact(&v, &l),
         "w=(0.75 [0x3f400000]) nrm=(1.0 [0x3f800000], 0.0 [0x00000000], -0.0 [0x80000000]) \
