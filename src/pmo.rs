@@ -3,8 +3,8 @@
 //! errors name file offsets, and a writer such that `parse(write(m)) == m`.
 //!
 //! Layout facts used here:
-//! * Header, 0xA0 bytes: "PMO\0"; number, group, version, pad (u8 each); texture count (u8)
-//!   + pad; flag (u16); skeleton offset; mesh-list-0 offset; triangle count (u16); vertex
+//! * Header, 0xA0 bytes: "PMO\0"; number, group, version, pad (u8 each); texture count (u8),
+//!   pad; flag (u16); skeleton offset; mesh-list-0 offset; triangle count (u16); vertex
 //!   count (u16); model scale (f32, 0x18); mesh-list-1 offset (0x1C); bounding box (0x20,
 //!   8 points x,y,z,w as f32). Offset 0 = absent.
 //! * Texture records, 0x20 each from 0xA0: TIM2 offset (u32; 0 = stored elsewhere), name
@@ -33,7 +33,7 @@ use thiserror::Error;
 use crate::tim2::{le, Tim2, Tim2Error};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub const MAGIC: &[u8; 4] = b"PMO\0";
 pub const SKELETON_MAGIC: &[u8; 4] = b"BON\0";
@@ -337,7 +337,7 @@ impl Section {
             }
         }
         q += 2 * usize::from(strip_count);
-        if q % layout.align as usize != 0 {
+        if !q.is_multiple_of(layout.align as usize) {
             return Err(PmoError::Misaligned {
                 offset: q,
                 what: "vertex data",
@@ -421,7 +421,7 @@ impl Section {
         if !self.strips.is_empty() && self.strips.iter().map(|&s| usize::from(s)).sum::<usize>() != vc {
             return bad("strip lengths do not sum to the vertex count".into());
         }
-        if (p + self.prefix_len()) % layout.align as usize != 0 {
+        if !(p + self.prefix_len()).is_multiple_of(layout.align as usize) {
             return bad(format!("vertex data would not be {}-byte aligned", layout.align));
         }
         Ok(())
@@ -446,7 +446,7 @@ impl Joint {
 
 impl Skeleton {
     fn parse(b: &[u8], s: usize) -> Result<Skeleton, PmoError> {
-        if s % 4 != 0 {
+        if !s.is_multiple_of(4) {
             return Err(PmoError::Misaligned {
                 offset: 0x0C,
                 what: "skeleton offset",
@@ -611,7 +611,7 @@ impl Pmo {
                     len: b.len(),
                 });
             }
-            if off % 4 != 0 {
+            if !off.is_multiple_of(4) {
                 return Err(PmoError::Misaligned {
                     offset: field,
                     what: "mesh list offset",
@@ -731,7 +731,7 @@ impl Pmo {
                 }
                 continue;
             }
-            if off % 4 != 0 {
+            if !off.is_multiple_of(4) {
                 return bad(off, format!("mesh list {l} offset not 4-byte aligned"));
             }
             let mut p = off;
@@ -750,7 +750,7 @@ impl Pmo {
         }
         if let Some(s) = &self.skeleton {
             let o = h.skeleton_offset as usize;
-            if o % 4 != 0 {
+            if !o.is_multiple_of(4) {
                 return bad(o, "skeleton offset not 4-byte aligned".into());
             }
             if s.joints.len() > 0xFFFF {

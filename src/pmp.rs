@@ -131,7 +131,7 @@ impl Pmp {
                         len: b.len(),
                     });
                 }
-                if pmo_offset % 4 != 0 {
+                if !pmo_offset.is_multiple_of(4) {
                     return Err(PmpError::Misaligned {
                         offset: o + 36,
                         what: "PMO offset",
@@ -205,5 +205,194 @@ impl Pmp {
             models,
             textures,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pmo::{Header, Section, TextureInfo};
+
+    fn pmo() -> Vec<u8> {
+        let vt = 2 | 3 << 7; // u16 uv, float position
+        let mut m = Pmo {
+            header: Header {
+                number: 1,
+                group: 1,
+                version: 3,
+                pad7: 0,
+                pad9: 0,
+                flag: 0xA000,
+                skeleton_offset: 0,
+                mesh_offsets: [0, 0],
+                triangle_count: 0,
+                vertex_count: 0,
+                model_scale: 1.0,
+                bounding_box: [[0.0; 4]; 8],
+            },
+            textures: vec![TextureInfo {
+                tim2_offset: 0,
+                name: *b"maptex\0\0\0\0\0\0",
+                tiling_speed: [0.0; 2],
+                unknown: [0; 2],
+                tim2: None,
+            }],
+            meshes: [
+                vec![],
+                vec![Section {
+                    texture_id: 0,
+                    vertex_size: 16,
+                    vertex_flags: vt | crate::pmo::FLAG_UNIFORM_DIFFUSE | 3 << 28,
+                    group: 0,
+                    attribute: 0,
+                    joints: None,
+                    diffuse: Some(0xFF80_8080),
+                    strips: vec![],
+                    vertices: vec![0; 48],
+                }],
+            ],
+            skeleton: None,
+            file_size: 0,
+        };
+        m.pack();
+        m.to_bytes().unwrap()
+    }
+
+    /// A PMP with 2 objects (the second without a PMO), one PMO and one texture.
+    fn pmp() -> (Vec<u8>, usize, usize) {
+        let tim = crate::tim2::Tim2 {
+            version: 4,
+            format: 0,
+            reserved: [0; 8],
+            pictures: vec![crate::tim2::Picture {
+                clut_colors: 16,
+                picture_format: 0,
+                mipmaps: 1,
+                clut_type: 3,
+                image_type: 4,
+                width: 4,
+                height: 4,
+                gs_tex0: 0,
+                gs_tex1: 0,
+                gs_regs: 0,
+                gs_clut: 0,
+                ext_header: vec![],
+                image: vec![0x10; 8],
+                clut: vec![0xFF; 64],
+            }],
+        }
+        .to_bytes()
+        .unwrap();
+        let pmo = pmo();
+        let pmo_at = HEADER_SIZE + 2 * OBJECT_SIZE;
+        let list = (pmo_at + pmo.len()).next_multiple_of(16);
+        let tim_at = list + TEXTURE_RECORD_SIZE;
+        let mut b = vec![0u8; tim_at + tim.len()];
+        b[0..4].copy_from_slice(MAGIC);
+        b[0x10] = 2;
+        b[0x1A] = 1;
+        b[0x1C..0x20].copy_from_slice(&(list as u32).to_le_bytes());
+        for (i, v) in [1.0f32, 2.0, 3.0, 0.0, 1.5, 0.0, 1.0, 1.0, 2.0].iter().enumerate() {
+            b[0x20 + 4 * i..0x24 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        b[0x20 + 36..0x20 + 40].copy_from_slice(&(pmo_at as u32).to_le_bytes());
+        b[0x20 + 44] = 1;
+        b[0x50 + 46] = 7;
+        b[pmo_at..pmo_at + pmo.len()].copy_from_slice(&pmo);
+        b[list..list + 4].copy_from_slice(&(tim_at as u32).to_le_bytes());
+        b[list + 4..list + 10].copy_from_slice(b"maptex");
+        b[tim_at..].copy_from_slice(&tim);
+        (b, pmo_at, list)
+    }
+
+    #[test]
+    fn synthetic_map() {
+        let (b, pmo_at, _) = pmp();
+        let m = Pmp::parse(&b).unwrap();
+        assert_eq!(m.objects.len(), 2);
+        assert_eq!(m.objects[0].position, [1.0, 2.0, 3.0]);
+        assert_eq!(m.objects[0].rotation, [0.0, 1.5, 0.0]);
+        assert_eq!(m.objects[0].scale, [1.0, 1.0, 2.0]);
+        assert_eq!((m.objects[0].flags, m.objects[0].model), (1, Some(0)));
+        assert_eq!(
+            (m.objects[1].id, m.objects[1].model, m.objects[1].pmo_offset),
+            (7, None, 0)
+        );
+        assert_eq!(m.models.len(), 1);
+        assert_eq!(m.models[0].0 as usize, pmo_at);
+        assert_eq!(m.models[0].1.meshes[1].len(), 1);
+        assert_eq!(m.textures.len(), 1);
+        assert_eq!(m.textures[0].name(), "maptex");
+        assert_eq!(m.textures[0].tim2.pictures[0].width, 4);
+    }
+
+    #[test]
+    fn bad_maps_name_offsets_and_never_panic() {
+        let (b, pmo_at, list) = pmp();
+        for n in 0..b.len() {
+            let e = Pmp::parse(&b[..n]).expect_err("truncated map parsed");
+            assert!(e.to_string().contains("offset 0x"), "{n}: {e}");
+        }
+        let parse = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut c = b.clone();
+            f(&mut c);
+            Pmp::parse(&c).unwrap_err()
+        };
+        assert!(matches!(parse(&|c| c[0] = 0), PmpError::BadMagic { offset: 0, .. }));
+        assert!(matches!(
+            parse(&|c| c[0x20 + 39] = 0x40),
+            PmpError::OffsetOutOfRange { offset: 0x44, .. }
+        ));
+        assert!(matches!(
+            parse(&|c| c[0x20 + 36] += 2),
+            PmpError::Misaligned { offset: 0x44, .. }
+        ));
+        assert!(matches!(
+            parse(&|c| c[0x1F] = 0x40),
+            PmpError::OffsetOutOfRange { offset: 0x1C, .. }
+        ));
+        assert!(matches!(parse(&|c| c[list + 3] = 0x40), PmpError::OffsetOutOfRange { offset, .. } if offset == list));
+        assert!(matches!(
+            parse(&|c| c[0x10] = 0xFF),
+            PmpError::Truncated { offset: 0x20, .. }
+        ));
+        // Texture id out of range inside the embedded PMO.
+        let m1 = u32::from_le_bytes(b[pmo_at + 0x1C..pmo_at + 0x20].try_into().unwrap()) as usize;
+        let e = parse(&|c| c[pmo_at + m1 + 2] = 1);
+        assert!(
+            matches!(&e, PmpError::Pmo { object: 0, base, source: PmoError::TextureIdOutOfRange { .. } } if *base == pmo_at),
+            "{e}"
+        );
+        assert!(e.to_string().contains("offset 0x"), "{e}");
+    }
+
+    #[test]
+    fn sample_maps() {
+        let Some(b) = crate::pmo::tests::sample("jb_50.pmp") else {
+            return;
+        };
+        let m = Pmp::parse(&b).unwrap();
+        assert_eq!((m.objects.len(), m.models.len(), m.textures.len()), (4, 3, 6));
+        assert_eq!(m.objects[3].pmo_offset, 0);
+        assert_eq!(m.objects[3].model, None);
+        assert!(m.objects[..3].iter().all(|o| o.model.is_some()));
+        assert_eq!(m.textures[0].tim2_offset, 0xF890);
+        assert_eq!(m.textures[4].name(), "kiri01");
+        // The embedded PMOs hold list 1 only here.
+        assert!(m
+            .models
+            .iter()
+            .all(|(_, p)| p.meshes[0].is_empty() && !p.meshes[1].is_empty()));
+        for (_, p) in &m.models {
+            assert_eq!(p.counts().0, usize::from(p.header.vertex_count));
+        }
+        let Some(b) = crate::pmo::tests::sample("bbs-testmap.pmp") else {
+            return;
+        };
+        let m = Pmp::parse(&b).unwrap();
+        assert_eq!((m.objects.len(), m.models.len(), m.textures.len()), (1, 1, 1));
+        assert_eq!(m.objects[0].pmo_offset, 0x50);
+        assert_eq!(m.objects[0].scale, [1.0; 3]);
+        assert_eq!(m.textures[0].name(), "Dummy_tex02");
     }
 }

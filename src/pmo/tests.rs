@@ -134,7 +134,7 @@ fn all_formats(skinned: bool) -> Vec<Section> {
                 let uniform = if col == 0 { FLAG_UNIFORM_DIFFUSE } else { 0 };
                 let extra = uniform | if skinned { 0 } else { FLAG_BIT25 };
                 seed = seed.wrapping_add(1);
-                let s = if seed % 2 == 0 {
+                let s = if seed.is_multiple_of(2) {
                     section(vt, extra | tri, 6, vec![], skinned, seed % 3, seed)
                 } else {
                     // Strip count kept even so the vertex data stays 4-byte aligned.
