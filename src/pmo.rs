@@ -188,7 +188,8 @@ pub struct Pmo {
     /// Mesh list 0 and mesh list 1 (a list is written only when its header offset is non-zero).
     pub meshes: [Vec<Section>; 2],
     pub skeleton: Option<Skeleton>,
-    /// Length of the file; the writer zero-pads up to it.
+    /// Length of the file (for a PMO inside a PMP: the end of its last structure, rounded up
+    /// to 16); the writer zero-pads up to it.
     pub file_size: u32,
 }
 
@@ -565,6 +566,8 @@ impl Pmo {
             bounding_box: std::array::from_fn(|i| std::array::from_fn(|k| bbox[4 * i + k])),
         };
         need(b, HEADER_SIZE, texture_count * TEXTURE_RECORD_SIZE, "texture records")?;
+        // End of the furthest structure read (the size of an embedded PMO).
+        let mut extent = HEADER_SIZE + texture_count * TEXTURE_RECORD_SIZE;
         let mut textures = Vec::with_capacity(texture_count);
         for i in 0..texture_count {
             let t = HEADER_SIZE + i * TEXTURE_RECORD_SIZE;
@@ -584,6 +587,7 @@ impl Pmo {
                     index: i,
                     source,
                 })?;
+                extent = extent.max(o + len);
                 Some(b[o..o + len].to_vec())
             } else {
                 None
@@ -621,12 +625,13 @@ impl Pmo {
             let mut p = off as usize;
             loop {
                 let (s, next) = Section::parse(b, p, skinned, texture_count)?;
+                p = next;
                 match s {
                     Some(s) => meshes[l].push(s),
                     None => break,
                 }
-                p = next;
             }
+            extent = extent.max(p);
         }
         let skeleton = if skinned {
             let s = header.skeleton_offset as usize;
@@ -638,16 +643,25 @@ impl Pmo {
                     len: b.len(),
                 });
             }
-            Some(Skeleton::parse(b, s)?)
+            let sk = Skeleton::parse(b, s)?;
+            extent = extent.max(s + sk.len());
+            Some(sk)
         } else {
             None
+        };
+        // A stand-alone file keeps its length (trailing padding); an embedded PMO ends after
+        // its last structure, rounded to 16 bytes.
+        let file_size = if load_textures {
+            b.len()
+        } else {
+            extent.next_multiple_of(16).min(b.len())
         };
         Ok(Pmo {
             header,
             textures,
             meshes,
             skeleton,
-            file_size: b.len().min(u32::MAX as usize) as u32,
+            file_size: file_size.min(u32::MAX as usize) as u32,
         })
     }
 

@@ -383,8 +383,13 @@ mod tests {
             .models
             .iter()
             .all(|(_, p)| p.meshes[0].is_empty() && !p.meshes[1].is_empty()));
-        for (_, p) in &m.models {
+        for (i, (off, p)) in m.models.iter().enumerate() {
             assert_eq!(p.counts().0, usize::from(p.header.vertex_count));
+            // Each embedded PMO is rewritten byte for byte up to where the next one starts.
+            let w = p.to_bytes().unwrap();
+            let next = m.models.get(i + 1).map_or(m.textures[0].tim2_offset, |n| n.0);
+            assert!(*off as usize + w.len() <= next as usize);
+            assert_eq!(&b[*off as usize..*off as usize + w.len()], &w[..]);
         }
         let Some(b) = crate::pmo::tests::sample("bbs-testmap.pmp") else {
             return;

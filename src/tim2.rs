@@ -515,6 +515,35 @@ mod tests {
         assert_eq!(q.palette()[8][0], 8);
     }
 
+    /// ge-reference §18.3: on the dummy's 512x512 CLUT8 texture the un-shuffled palette gives
+    /// a much smoother image than the CLUT read in stored order.
+    #[test]
+    fn sample_csm1_unshuffle_makes_the_dummy_texture_coherent() {
+        let Some(b) = crate::pmo::tests::sample("bbs-dummy.pmo") else {
+            return;
+        };
+        let t = Tim2::parse(&b[0x2300..]).unwrap();
+        let p = &t.pictures[0];
+        assert!(p.clut_is_csm1_shuffled());
+        let roughness = |pic: &Picture| {
+            let px = pic.rgba();
+            let w = usize::from(pic.width);
+            let (mut sum, mut n) = (0u64, 0u64);
+            for (i, pair) in px.windows(2).enumerate() {
+                if (i + 1) % w != 0 {
+                    sum += (0..3).map(|c| u64::from(pair[0][c].abs_diff(pair[1][c]))).sum::<u64>();
+                    n += 3;
+                }
+            }
+            sum as f64 / n as f64
+        };
+        let mut raw = p.clone();
+        raw.clut_type |= 0x80;
+        let (good, bad) = (roughness(p), roughness(&raw));
+        assert!(good < bad * 0.8, "un-shuffled {good} vs stored order {bad}");
+        assert!(p.palette().iter().all(|c| c[3] == 0 || c[3] == 255));
+    }
+
     #[test]
     fn pixel_decoding() {
         let mut p = picture(1, 0, 2, 1, 0);
