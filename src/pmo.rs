@@ -54,54 +54,23 @@ pub const UNUSED_SLOT: u8 = 0xFF;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum PmoError {
     #[error("PMO truncated at offset {offset:#x}: {what} needs {need} bytes, {have} available")]
-    Truncated {
-        offset: usize,
-        what: &'static str,
-        need: usize,
-        have: usize,
-    },
+    Truncated { offset: usize, what: &'static str, need: usize, have: usize },
     #[error("PMO bad magic at offset {offset:#x}: {found:02x?} (expected {expected:?})")]
-    BadMagic {
-        offset: usize,
-        found: [u8; 4],
-        expected: &'static str,
-    },
+    BadMagic { offset: usize, found: [u8; 4], expected: &'static str },
     #[error("PMO {what} at offset {offset:#x} is {value:#x}, out of range (file size {len:#x})")]
-    OffsetOutOfRange {
-        offset: usize,
-        what: &'static str,
-        value: u64,
-        len: usize,
-    },
+    OffsetOutOfRange { offset: usize, what: &'static str, value: u64, len: usize },
     #[error("PMO {what} at offset {offset:#x} is not {align}-byte aligned")]
-    Misaligned {
-        offset: usize,
-        what: &'static str,
-        align: u32,
-    },
+    Misaligned { offset: usize, what: &'static str, align: u32 },
     #[error("PMO section at offset {offset:#x}: texture id {id} out of range ({count} textures)")]
     TextureIdOutOfRange { offset: usize, id: u8, count: usize },
     #[error("PMO absurd {what} {value} at offset {offset:#x}")]
-    AbsurdCount {
-        offset: usize,
-        what: &'static str,
-        value: u64,
-    },
+    AbsurdCount { offset: usize, what: &'static str, value: u64 },
     #[error("PMO section at offset {offset:#x}: vertex size {size} != GE stride {stride} of VTYPE {vtype:#08x}")]
-    VertexSize {
-        offset: usize,
-        size: u8,
-        stride: u32,
-        vtype: u32,
-    },
+    VertexSize { offset: usize, size: u8, stride: u32, vtype: u32 },
     #[error("PMO section at offset {offset:#x}: strip lengths sum to {sum}, vertex count is {vertex_count}")]
     StripSum { offset: usize, sum: u32, vertex_count: u16 },
     #[error("PMO texture {index} at offset {offset:#x}: {source}")]
-    Tim2 {
-        offset: usize,
-        index: usize,
-        source: Tim2Error,
-    },
+    Tim2 { offset: usize, index: usize, source: Tim2Error },
     #[error("PMO cannot be written: {what} (at offset {offset:#x})")]
     Unwritable { offset: usize, what: String },
 }
@@ -203,12 +172,7 @@ fn need(b: &[u8], off: usize, n: usize, what: &'static str) -> Result<(), PmoErr
     if off.checked_add(n).is_some_and(|e| e <= b.len()) {
         Ok(())
     } else {
-        Err(PmoError::Truncated {
-            offset: off,
-            what,
-            need: n,
-            have: b.len().saturating_sub(off),
-        })
+        Err(PmoError::Truncated { offset: off, what, need: n, have: b.len().saturating_sub(off) })
     }
 }
 
@@ -267,10 +231,7 @@ impl Section {
         }
         let mut persist = Persist::default();
         let n = usize::from(self.vertex_size.max(1));
-        self.vertices
-            .chunks_exact(n)
-            .map(|v| decode_vertex(&layout, v, &p, &mut persist))
-            .collect()
+        self.vertices.chunks_exact(n).map(|v| decode_vertex(&layout, v, &p, &mut persist)).collect()
     }
 
     fn parse(b: &[u8], p: usize, skinned: bool, texture_count: usize) -> Result<(Option<Section>, usize), PmoError> {
@@ -286,11 +247,7 @@ impl Section {
         let strip_count = b[p + 9];
         let attribute = le::u16(b, p + 10).unwrap();
         if usize::from(texture_id) >= texture_count {
-            return Err(PmoError::TextureIdOutOfRange {
-                offset: p + 2,
-                id: texture_id,
-                count: texture_count,
-            });
+            return Err(PmoError::TextureIdOutOfRange { offset: p + 2, id: texture_id, count: texture_count });
         }
         let layout = VertexLayout::new(vertex_flags & 0x00FF_FFFF);
         if u32::from(vertex_size) != layout.stride {
@@ -324,42 +281,22 @@ impl Section {
             None
         };
         need(b, q, 2 * usize::from(strip_count), "strip lengths")?;
-        let strips: Vec<u16> = (0..usize::from(strip_count))
-            .map(|i| le::u16(b, q + 2 * i).unwrap())
-            .collect();
+        let strips: Vec<u16> = (0..usize::from(strip_count)).map(|i| le::u16(b, q + 2 * i).unwrap()).collect();
         if strip_count > 0 {
             let sum: u32 = strips.iter().map(|&s| u32::from(s)).sum();
             if sum != u32::from(vc) {
-                return Err(PmoError::StripSum {
-                    offset: q,
-                    sum,
-                    vertex_count: vc,
-                });
+                return Err(PmoError::StripSum { offset: q, sum, vertex_count: vc });
             }
         }
         q += 2 * usize::from(strip_count);
         if !q.is_multiple_of(layout.align as usize) {
-            return Err(PmoError::Misaligned {
-                offset: q,
-                what: "vertex data",
-                align: layout.align,
-            });
+            return Err(PmoError::Misaligned { offset: q, what: "vertex data", align: layout.align });
         }
         let n = usize::from(vc) * usize::from(vertex_size);
         need(b, q, n, "vertex data")?;
         let vertices = b[q..q + n].to_vec();
         let end = (q + n).next_multiple_of(4);
-        let s = Section {
-            texture_id,
-            vertex_size,
-            vertex_flags,
-            group,
-            attribute,
-            joints,
-            diffuse,
-            strips,
-            vertices,
-        };
+        let s = Section { texture_id, vertex_size, vertex_flags, group, attribute, joints, diffuse, strips, vertices };
         Ok((Some(s), end))
     }
 
@@ -394,10 +331,7 @@ impl Section {
         let bad = |what: String| Err(PmoError::Unwritable { offset: p, what });
         let layout = self.layout();
         if u32::from(self.vertex_size) != layout.stride {
-            return bad(format!(
-                "vertex size {} != GE stride {}",
-                self.vertex_size, layout.stride
-            ));
+            return bad(format!("vertex size {} != GE stride {}", self.vertex_size, layout.stride));
         }
         let vc = self.vertex_count();
         if vc == 0 || vc > 0xFFFF || vc * usize::from(self.vertex_size) != self.vertices.len() {
@@ -448,29 +382,17 @@ impl Joint {
 impl Skeleton {
     fn parse(b: &[u8], s: usize) -> Result<Skeleton, PmoError> {
         if !s.is_multiple_of(4) {
-            return Err(PmoError::Misaligned {
-                offset: 0x0C,
-                what: "skeleton offset",
-                align: 4,
-            });
+            return Err(PmoError::Misaligned { offset: 0x0C, what: "skeleton offset", align: 4 });
         }
         need(b, s, SKELETON_HEADER_SIZE, "skeleton header")?;
         let magic = le::bytes::<4>(b, s).unwrap();
         if &magic != SKELETON_MAGIC {
-            return Err(PmoError::BadMagic {
-                offset: s,
-                found: magic,
-                expected: "BON\\0",
-            });
+            return Err(PmoError::BadMagic { offset: s, found: magic, expected: "BON\\0" });
         }
         let count = le::u32(b, s + 8).unwrap();
         let room = b.len().saturating_sub(s + SKELETON_HEADER_SIZE) / JOINT_SIZE;
         if count as usize > room || count > 0xFFFF {
-            return Err(PmoError::AbsurdCount {
-                offset: s + 8,
-                what: "joint count",
-                value: count.into(),
-            });
+            return Err(PmoError::AbsurdCount { offset: s + 8, what: "joint count", value: count.into() });
         }
         let joints = (0..count as usize)
             .map(|i| {
@@ -543,11 +465,7 @@ impl Pmo {
         need(b, 0, HEADER_SIZE, "PMO header")?;
         let magic = le::bytes::<4>(b, 0).unwrap();
         if &magic != MAGIC {
-            return Err(PmoError::BadMagic {
-                offset: 0,
-                found: magic,
-                expected: "PMO\\0",
-            });
+            return Err(PmoError::BadMagic { offset: 0, found: magic, expected: "PMO\\0" });
         }
         let texture_count = usize::from(b[8]);
         let bbox: [f32; 32] = f32s(b, 0x20);
@@ -582,11 +500,7 @@ impl Pmo {
                         len: b.len(),
                     });
                 }
-                let (_, len) = Tim2::parse_at(b, o).map_err(|source| PmoError::Tim2 {
-                    offset: t,
-                    index: i,
-                    source,
-                })?;
+                let (_, len) = Tim2::parse_at(b, o).map_err(|source| PmoError::Tim2 { offset: t, index: i, source })?;
                 extent = extent.max(o + len);
                 Some(b[o..o + len].to_vec())
             } else {
@@ -616,11 +530,7 @@ impl Pmo {
                 });
             }
             if !off.is_multiple_of(4) {
-                return Err(PmoError::Misaligned {
-                    offset: field,
-                    what: "mesh list offset",
-                    align: 4,
-                });
+                return Err(PmoError::Misaligned { offset: field, what: "mesh list offset", align: 4 });
             }
             let mut p = off as usize;
             loop {
@@ -651,32 +561,18 @@ impl Pmo {
         };
         // A stand-alone file keeps its length (trailing padding); an embedded PMO ends after
         // its last structure, rounded to 16 bytes.
-        let file_size = if load_textures {
-            b.len()
-        } else {
-            extent.next_multiple_of(16).min(b.len())
-        };
-        Ok(Pmo {
-            header,
-            textures,
-            meshes,
-            skeleton,
-            file_size: file_size.min(u32::MAX as usize) as u32,
-        })
+        let file_size = if load_textures { b.len() } else { extent.next_multiple_of(16).min(b.len()) };
+        Ok(Pmo { header, textures, meshes, skeleton, file_size: file_size.min(u32::MAX as usize) as u32 })
     }
 
     /// All sections, list 0 first, with their list number.
     pub fn sections(&self) -> impl Iterator<Item = (usize, &Section)> {
-        self.meshes
-            .iter()
-            .enumerate()
-            .flat_map(|(l, v)| v.iter().map(move |s| (l, s)))
+        self.meshes.iter().enumerate().flat_map(|(l, v)| v.iter().map(move |s| (l, s)))
     }
 
     /// (vertex total, triangle total) computed from the sections.
     pub fn counts(&self) -> (usize, usize) {
-        self.sections()
-            .fold((0, 0), |(v, t), (_, s)| (v + s.vertex_count(), t + s.triangle_count()))
+        self.sections().fold((0, 0), |(v, t), (_, s)| (v + s.vertex_count(), t + s.triangle_count()))
     }
 
     fn list_len(list: &[Section]) -> usize {
@@ -729,19 +625,12 @@ impl Pmo {
             return bad(0x0C, "skeleton offset non-zero iff a skeleton is present".into());
         }
         // Regions (start, end, name) that must not overlap.
-        let mut regions = vec![(
-            0usize,
-            HEADER_SIZE + TEXTURE_RECORD_SIZE * self.textures.len(),
-            "header",
-        )];
+        let mut regions = vec![(0usize, HEADER_SIZE + TEXTURE_RECORD_SIZE * self.textures.len(), "header")];
         for l in 0..2 {
             let off = h.mesh_offsets[l] as usize;
             if off == 0 {
                 if !self.meshes[l].is_empty() {
-                    return bad(
-                        if l == 0 { 0x10 } else { 0x1C },
-                        format!("mesh list {l} has sections but offset 0"),
-                    );
+                    return bad(if l == 0 { 0x10 } else { 0x1C }, format!("mesh list {l} has sections but offset 0"));
                 }
                 continue;
             }
@@ -778,12 +667,7 @@ impl Pmo {
                 return bad(w[1].0, format!("{} overlaps {}", w[1].2, w[0].2));
             }
         }
-        let end = regions
-            .iter()
-            .map(|r| r.1)
-            .max()
-            .unwrap_or(0)
-            .max(self.file_size as usize);
+        let end = regions.iter().map(|r| r.1).max().unwrap_or(0).max(self.file_size as usize);
         let mut out = vec![0u8; end];
         out[0..4].copy_from_slice(MAGIC);
         out[4] = h.number;

@@ -21,33 +21,15 @@ pub const TEXTURE_RECORD_SIZE: usize = 0x20;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum PmpError {
     #[error("PMP truncated at offset {offset:#x}: {what} needs {need} bytes, {have} available")]
-    Truncated {
-        offset: usize,
-        what: &'static str,
-        need: usize,
-        have: usize,
-    },
+    Truncated { offset: usize, what: &'static str, need: usize, have: usize },
     #[error("PMP bad magic at offset {offset:#x}: {found:02x?}")]
     BadMagic { offset: usize, found: [u8; 4] },
     #[error("PMP {what} at offset {offset:#x} is {value:#x}, out of range (file size {len:#x})")]
-    OffsetOutOfRange {
-        offset: usize,
-        what: &'static str,
-        value: u64,
-        len: usize,
-    },
+    OffsetOutOfRange { offset: usize, what: &'static str, value: u64, len: usize },
     #[error("PMP {what} at offset {offset:#x} is not {align}-byte aligned")]
-    Misaligned {
-        offset: usize,
-        what: &'static str,
-        align: u32,
-    },
+    Misaligned { offset: usize, what: &'static str, align: u32 },
     #[error("PMP object {object}: PMO at offset {base:#x}: {source} (PMO-relative offsets)")]
-    Pmo {
-        object: usize,
-        base: usize,
-        source: PmoError,
-    },
+    Pmo { object: usize, base: usize, source: PmoError },
     #[error("PMP texture {index}: {source}")]
     Tim2 { index: usize, source: Tim2Error },
 }
@@ -93,12 +75,7 @@ fn need(b: &[u8], off: usize, n: usize, what: &'static str) -> Result<(), PmpErr
     if off.checked_add(n).is_some_and(|e| e <= b.len()) {
         Ok(())
     } else {
-        Err(PmpError::Truncated {
-            offset: off,
-            what,
-            need: n,
-            have: b.len().saturating_sub(off),
-        })
+        Err(PmpError::Truncated { offset: off, what, need: n, have: b.len().saturating_sub(off) })
     }
 }
 
@@ -107,10 +84,7 @@ impl Pmp {
         need(b, 0, HEADER_SIZE, "PMP header")?;
         let magic = le::bytes::<4>(b, 0).unwrap();
         if &magic != MAGIC {
-            return Err(PmpError::BadMagic {
-                offset: 0,
-                found: magic,
-            });
+            return Err(PmpError::BadMagic { offset: 0, found: magic });
         }
         let object_count = usize::from(le::u16(b, 0x10).unwrap());
         let texture_count = usize::from(le::u16(b, 0x1A).unwrap());
@@ -132,11 +106,7 @@ impl Pmp {
                     });
                 }
                 if !pmo_offset.is_multiple_of(4) {
-                    return Err(PmpError::Misaligned {
-                        offset: o + 36,
-                        what: "PMO offset",
-                        align: 4,
-                    });
+                    return Err(PmpError::Misaligned { offset: o + 36, what: "PMO offset", align: 4 });
                 }
                 offsets.push(pmo_offset);
             }
@@ -164,10 +134,7 @@ impl Pmp {
             models.push((off, pmo));
         }
         for o in &mut objects {
-            o.model = offsets
-                .iter()
-                .position(|&x| x == o.pmo_offset)
-                .filter(|_| o.pmo_offset != 0);
+            o.model = offsets.iter().position(|&x| x == o.pmo_offset).filter(|_| o.pmo_offset != 0);
         }
         if texture_count > 0 && texture_list >= b.len() {
             return Err(PmpError::OffsetOutOfRange {
@@ -199,12 +166,7 @@ impl Pmp {
                 tim2,
             });
         }
-        Ok(Pmp {
-            header_raw: le::bytes::<12>(b, 4).unwrap(),
-            objects,
-            models,
-            textures,
-        })
+        Ok(Pmp { header_raw: le::bytes::<12>(b, 4).unwrap(), objects, models, textures })
     }
 }
 
@@ -314,10 +276,7 @@ mod tests {
         assert_eq!(m.objects[0].rotation, [0.0, 1.5, 0.0]);
         assert_eq!(m.objects[0].scale, [1.0, 1.0, 2.0]);
         assert_eq!((m.objects[0].flags, m.objects[0].model), (1, Some(0)));
-        assert_eq!(
-            (m.objects[1].id, m.objects[1].model, m.objects[1].pmo_offset),
-            (7, None, 0)
-        );
+        assert_eq!((m.objects[1].id, m.objects[1].model, m.objects[1].pmo_offset), (7, None, 0));
         assert_eq!(m.models.len(), 1);
         assert_eq!(m.models[0].0 as usize, pmo_at);
         assert_eq!(m.models[0].1.meshes[1].len(), 1);
@@ -339,23 +298,11 @@ mod tests {
             Pmp::parse(&c).unwrap_err()
         };
         assert!(matches!(parse(&|c| c[0] = 0), PmpError::BadMagic { offset: 0, .. }));
-        assert!(matches!(
-            parse(&|c| c[0x20 + 39] = 0x40),
-            PmpError::OffsetOutOfRange { offset: 0x44, .. }
-        ));
-        assert!(matches!(
-            parse(&|c| c[0x20 + 36] += 2),
-            PmpError::Misaligned { offset: 0x44, .. }
-        ));
-        assert!(matches!(
-            parse(&|c| c[0x1F] = 0x40),
-            PmpError::OffsetOutOfRange { offset: 0x1C, .. }
-        ));
+        assert!(matches!(parse(&|c| c[0x20 + 39] = 0x40), PmpError::OffsetOutOfRange { offset: 0x44, .. }));
+        assert!(matches!(parse(&|c| c[0x20 + 36] += 2), PmpError::Misaligned { offset: 0x44, .. }));
+        assert!(matches!(parse(&|c| c[0x1F] = 0x40), PmpError::OffsetOutOfRange { offset: 0x1C, .. }));
         assert!(matches!(parse(&|c| c[list + 3] = 0x40), PmpError::OffsetOutOfRange { offset, .. } if offset == list));
-        assert!(matches!(
-            parse(&|c| c[0x10] = 0xFF),
-            PmpError::Truncated { offset: 0x20, .. }
-        ));
+        assert!(matches!(parse(&|c| c[0x10] = 0xFF), PmpError::Truncated { offset: 0x20, .. }));
         // Texture id out of range inside the embedded PMO.
         let m1 = u32::from_le_bytes(b[pmo_at + 0x1C..pmo_at + 0x20].try_into().unwrap()) as usize;
         let e = parse(&|c| c[pmo_at + m1 + 2] = 1);
@@ -379,10 +326,7 @@ mod tests {
         assert_eq!(m.textures[0].tim2_offset, 0xF890);
         assert_eq!(m.textures[4].name(), "kiri01");
         // The embedded PMOs hold list 1 only here.
-        assert!(m
-            .models
-            .iter()
-            .all(|(_, p)| p.meshes[0].is_empty() && !p.meshes[1].is_empty()));
+        assert!(m.models.iter().all(|(_, p)| p.meshes[0].is_empty() && !p.meshes[1].is_empty()));
         for (i, (off, p)) in m.models.iter().enumerate() {
             assert_eq!(p.counts().0, usize::from(p.header.vertex_count));
             // Each embedded PMO is rewritten byte for byte up to where the next one starts.

@@ -21,43 +21,17 @@ pub const MAX_DIM: u16 = 4096;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Tim2Error {
     #[error("TIM2 truncated at offset {offset:#x}: {what} needs {need} bytes, {have} available")]
-    Truncated {
-        offset: usize,
-        what: &'static str,
-        need: usize,
-        have: usize,
-    },
+    Truncated { offset: usize, what: &'static str, need: usize, have: usize },
     #[error("TIM2 bad magic at offset {offset:#x}: {found:02x?} (expected \"TIM2\")")]
     BadMagic { offset: usize, found: [u8; 4] },
     #[error("TIM2 absurd {what} {value} at offset {offset:#x}")]
-    Absurd {
-        offset: usize,
-        what: &'static str,
-        value: u64,
-    },
+    Absurd { offset: usize, what: &'static str, value: u64 },
     #[error("TIM2 picture at offset {offset:#x}: total size {total} != header {header} + image {image} + CLUT {clut}")]
-    SizeMismatch {
-        offset: usize,
-        total: u32,
-        header: u32,
-        image: u32,
-        clut: u32,
-    },
+    SizeMismatch { offset: usize, total: u32, header: u32, image: u32, clut: u32 },
     #[error("TIM2 picture at offset {offset:#x}: image data holds {have} bytes, {width}x{height} type {image_type} needs {need}")]
-    ImageTooSmall {
-        offset: usize,
-        width: u16,
-        height: u16,
-        image_type: u8,
-        need: usize,
-        have: usize,
-    },
+    ImageTooSmall { offset: usize, width: u16, height: u16, image_type: u8, need: usize, have: usize },
     #[error("TIM2 picture at offset {offset:#x}: indexed image type {image_type} with CLUT type {clut_type:#x}")]
-    BadClut {
-        offset: usize,
-        image_type: u8,
-        clut_type: u8,
-    },
+    BadClut { offset: usize, image_type: u8, clut_type: u8 },
     #[error("TIM2 picture cannot be written: {what}")]
     Unwritable { what: &'static str },
 }
@@ -141,12 +115,7 @@ fn need(b: &[u8], off: usize, n: usize, what: &'static str) -> Result<(), Tim2Er
     if off.checked_add(n).is_some_and(|e| e <= b.len()) {
         Ok(())
     } else {
-        Err(Tim2Error::Truncated {
-            offset: off,
-            what,
-            need: n,
-            have: b.len().saturating_sub(off),
-        })
+        Err(Tim2Error::Truncated { offset: off, what, need: n, have: b.len().saturating_sub(off) })
     }
 }
 
@@ -160,12 +129,7 @@ fn to_rgba(bytes: &[u8], entry: usize) -> [u8; 4] {
     match entry {
         2 => {
             let v = u16::from_le_bytes([bytes[0], bytes[1]]);
-            [
-                expand5(v),
-                expand5(v >> 5),
-                expand5(v >> 10),
-                if v & 0x8000 != 0 { 255 } else { 0 },
-            ]
+            [expand5(v), expand5(v >> 5), expand5(v >> 10), if v & 0x8000 != 0 { 255 } else { 0 }]
         }
         3 => [bytes[0], bytes[1], bytes[2], 255],
         _ => [bytes[0], bytes[1], bytes[2], bytes[3]],
@@ -184,10 +148,7 @@ impl Tim2 {
         need(file, base, FILE_HEADER, "TIM2 file header")?;
         let magic = le::bytes::<4>(file, base).unwrap();
         if &magic != MAGIC {
-            return Err(Tim2Error::BadMagic {
-                offset: base,
-                found: magic,
-            });
+            return Err(Tim2Error::BadMagic { offset: base, found: magic });
         }
         let version = file[base + 4];
         let format = file[base + 5];
@@ -197,11 +158,7 @@ impl Tim2 {
         // Each picture needs at least its 0x30-byte header.
         let room = file.len().saturating_sub(p);
         if usize::from(count) * PICTURE_HEADER > room {
-            return Err(Tim2Error::Absurd {
-                offset: base + 6,
-                what: "picture count",
-                value: count.into(),
-            });
+            return Err(Tim2Error::Absurd { offset: base + 6, what: "picture count", value: count.into() });
         }
         let mut pictures = Vec::with_capacity(count.into());
         for _ in 0..count {
@@ -209,15 +166,7 @@ impl Tim2 {
             pictures.push(pic);
             p += len;
         }
-        Ok((
-            Tim2 {
-                version,
-                format,
-                reserved,
-                pictures,
-            },
-            p - base,
-        ))
+        Ok((Tim2 { version, format, reserved, pictures }, p - base))
     }
 
     /// Serialise (the inverse of [`Tim2::parse`]).
@@ -257,11 +206,7 @@ impl Picture {
             });
         }
         if usize::from(header_size) < PICTURE_HEADER {
-            return Err(Tim2Error::Absurd {
-                offset: p + 12,
-                what: "picture header size",
-                value: header_size.into(),
-            });
+            return Err(Tim2Error::Absurd { offset: p + 12, what: "picture header size", value: header_size.into() });
         }
         need(file, p, total as usize, "TIM2 picture")?;
         let pic = Picture {
@@ -287,19 +232,11 @@ impl Picture {
     fn check(&self, p: usize) -> Result<(), Tim2Error> {
         for (v, o, what) in [(self.width, 20, "width"), (self.height, 22, "height")] {
             if v == 0 || v > MAX_DIM {
-                return Err(Tim2Error::Absurd {
-                    offset: p + o,
-                    what,
-                    value: v.into(),
-                });
+                return Err(Tim2Error::Absurd { offset: p + o, what, value: v.into() });
             }
         }
         let Some(bpp) = bits_per_pixel(self.image_type) else {
-            return Err(Tim2Error::Absurd {
-                offset: p + 19,
-                what: "image type",
-                value: self.image_type.into(),
-            });
+            return Err(Tim2Error::Absurd { offset: p + 19, what: "image type", value: self.image_type.into() });
         };
         let need = self.row_bytes(bpp) * usize::from(self.height);
         if self.image.len() < need {
@@ -401,11 +338,7 @@ impl Picture {
         let row = self.row_bytes(bpp);
         let (w, h) = (usize::from(self.width), usize::from(self.height));
         match self.image_type {
-            5 => Some(
-                (0..h)
-                    .flat_map(|y| self.image[y * row..y * row + w].iter().copied())
-                    .collect(),
-            ),
+            5 => Some((0..h).flat_map(|y| self.image[y * row..y * row + w].iter().copied()).collect()),
             4 => Some(
                 (0..h)
                     .flat_map(|y| (0..w).map(move |x| (y, x)))
@@ -420,10 +353,7 @@ impl Picture {
     pub fn rgba(&self) -> Vec<[u8; 4]> {
         if let Some(idx) = self.indices() {
             let pal = self.palette();
-            return idx
-                .iter()
-                .map(|&i| pal.get(usize::from(i)).copied().unwrap_or([0; 4]))
-                .collect();
+            return idx.iter().map(|&i| pal.get(usize::from(i)).copied().unwrap_or([0; 4])).collect();
         }
         let Some(bpp) = bits_per_pixel(self.image_type) else {
             return Vec::new();
@@ -575,10 +505,7 @@ mod tests {
         assert!(matches!(Tim2::parse(&bad), Err(Tim2Error::Absurd { offset: 6, .. })));
         let mut bad = b.clone();
         bad[16] ^= 1; // total size
-        assert!(matches!(
-            Tim2::parse(&bad),
-            Err(Tim2Error::SizeMismatch { offset: 16, .. })
-        ));
+        assert!(matches!(Tim2::parse(&bad), Err(Tim2Error::SizeMismatch { offset: 16, .. })));
         let mut bad = b.clone();
         bad[16 + 19] = 9; // image type
         assert!(matches!(Tim2::parse(&bad), Err(Tim2Error::Absurd { offset: 35, .. })));

@@ -21,9 +21,7 @@ fn section(vt: u32, extra: u32, n: usize, strips: Vec<u16>, skinned: bool, tex: 
         joints: skinned.then_some([0, 1, 2, 3, 0xFF, 0xFF, 0xFF, 0xFF]),
         diffuse: (extra & FLAG_UNIFORM_DIFFUSE != 0).then_some(0xFF80_8080),
         strips,
-        vertices: (0..n * size)
-            .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
-            .collect(),
+        vertices: (0..n * size).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect(),
     }
 }
 
@@ -125,11 +123,7 @@ fn all_formats(skinned: bool) -> Vec<Section> {
         for col in [0, 4, 5, 6, 7] {
             for pos in 1..4 {
                 let nrm = (tc + pos) % 4;
-                let (wt, wc) = if skinned {
-                    ((tc + col) % 3 + 1, (pos + col) % 8 + 1)
-                } else {
-                    (0, 1)
-                };
+                let (wt, wc) = if skinned { ((tc + col) % 3 + 1, (pos + col) % 8 + 1) } else { (0, 1) };
                 let vt = vtype(tc, col, nrm, pos, wt, wc, 0, 1);
                 let uniform = if col == 0 { FLAG_UNIFORM_DIFFUSE } else { 0 };
                 let extra = uniform | if skinned { 0 } else { FLAG_BIT25 };
@@ -145,34 +139,10 @@ fn all_formats(skinned: bool) -> Vec<Section> {
         }
     }
     // Index formats, morph targets and the through bit are carried verbatim too.
-    v.push(section(
-        vtype(1, 0, 0, 2, 0, 1, 1, 2),
-        FLAG_UNIFORM_DIFFUSE | tri,
-        3,
-        vec![],
-        skinned,
-        0,
-        7,
-    ));
-    v.push(section(
-        vtype(2, 7, 1, 3, 0, 1, 2, 3) | 1 << 23,
-        5 << 28,
-        4,
-        vec![],
-        skinned,
-        0,
-        9,
-    ));
+    v.push(section(vtype(1, 0, 0, 2, 0, 1, 1, 2), FLAG_UNIFORM_DIFFUSE | tri, 3, vec![], skinned, 0, 7));
+    v.push(section(vtype(2, 7, 1, 3, 0, 1, 2, 3) | 1 << 23, 5 << 28, 4, vec![], skinned, 0, 9));
     // One strip with an odd count, where the vertex format only needs 2-byte alignment.
-    v.push(section(
-        vtype(2, 5, 0, 2, 0, 1, 0, 1),
-        strip,
-        5,
-        vec![5],
-        skinned,
-        1,
-        11,
-    ));
+    v.push(section(vtype(2, 5, 0, 2, 0, 1, 0, 1), strip, 5, vec![5], skinned, 1, 11));
     v
 }
 
@@ -226,28 +196,12 @@ fn ge_decoding_of_pmo_vertices() {
     assert_eq!(d[0].color, [1, 2, 3, 4]);
     assert_eq!(d[0].pos, [-1.0, 0.5, 1.0 / 32768.0]);
     // Uniform diffuse colour feeds colourless vertices.
-    let u = section(
-        vtype(0, 0, 0, 3, 0, 1, 0, 1),
-        FLAG_UNIFORM_DIFFUSE,
-        1,
-        vec![],
-        false,
-        0,
-        0,
-    );
+    let u = section(vtype(0, 0, 0, 3, 0, 1, 0, 1), FLAG_UNIFORM_DIFFUSE, 1, vec![], false, 0, 0);
     assert_eq!(u.decode(&DecodeParams::default())[0].color, [0x80, 0x80, 0x80, 0xFF]);
 }
 
 fn small() -> Pmo {
-    let s0 = section(
-        vtype(2, 0, 0, 3, 1, 4, 0, 1),
-        FLAG_UNIFORM_DIFFUSE | 4 << 28,
-        6,
-        vec![3, 3],
-        true,
-        1,
-        5,
-    );
+    let s0 = section(vtype(2, 0, 0, 3, 1, 4, 0, 1), FLAG_UNIFORM_DIFFUSE | 4 << 28, 6, vec![3, 3], true, 1, 5);
     let s1 = section(vtype(1, 7, 0, 2, 1, 2, 0, 1), 3 << 28, 3, vec![], true, 0, 6);
     model([vec![s0], vec![s1]], true, 2)
 }
@@ -278,35 +232,13 @@ fn bad_input_errors() {
         Pmo::parse(&c).unwrap_err()
     };
     assert!(matches!(parse(&|c| c[1] = b'X'), PmoError::BadMagic { offset: 0, .. }));
-    assert!(matches!(
-        parse(&|c| le32(c, 0x10, 0x0100_0000)),
-        PmoError::OffsetOutOfRange { offset: 0x10, .. }
-    ));
-    assert!(matches!(
-        parse(&|c| le32(c, 0x1C, u32::MAX)),
-        PmoError::OffsetOutOfRange { offset: 0x1C, .. }
-    ));
-    assert!(matches!(
-        parse(&|c| le32(c, 0x0C, 0x7FFF_FFFF)),
-        PmoError::OffsetOutOfRange { offset: 0x0C, .. }
-    ));
-    assert!(matches!(
-        parse(&|c| le32(c, 0xA0, 0x00FF_FFFF)),
-        PmoError::OffsetOutOfRange { offset: 0xA0, .. }
-    ));
-    assert!(matches!(
-        parse(&|c| le32(c, 0x10, m0 as u32 + 2)),
-        PmoError::Misaligned { offset: 0x10, .. }
-    ));
+    assert!(matches!(parse(&|c| le32(c, 0x10, 0x0100_0000)), PmoError::OffsetOutOfRange { offset: 0x10, .. }));
+    assert!(matches!(parse(&|c| le32(c, 0x1C, u32::MAX)), PmoError::OffsetOutOfRange { offset: 0x1C, .. }));
+    assert!(matches!(parse(&|c| le32(c, 0x0C, 0x7FFF_FFFF)), PmoError::OffsetOutOfRange { offset: 0x0C, .. }));
+    assert!(matches!(parse(&|c| le32(c, 0xA0, 0x00FF_FFFF)), PmoError::OffsetOutOfRange { offset: 0xA0, .. }));
+    assert!(matches!(parse(&|c| le32(c, 0x10, m0 as u32 + 2)), PmoError::Misaligned { offset: 0x10, .. }));
     let tid = parse(&|c| c[m0 + 2] = 2);
-    assert_eq!(
-        tid,
-        PmoError::TextureIdOutOfRange {
-            offset: m0 + 2,
-            id: 2,
-            count: 2
-        }
-    );
+    assert_eq!(tid, PmoError::TextureIdOutOfRange { offset: m0 + 2, id: 2, count: 2 });
     assert!(matches!(parse(&|c| c[m0 + 3] += 4), PmoError::VertexSize { offset, .. } if offset == m0 + 3));
     // Vertex count far beyond the file.
     assert!(matches!(parse(&|c| c[m0 + 1] = 0x7F), PmoError::AbsurdCount { offset, .. } if offset == m0));
@@ -317,32 +249,13 @@ fn bad_input_errors() {
         c[m0 + 9] = 1;
         c[m0 + 24] = 6;
     });
-    assert!(
-        matches!(
-            mis,
-            PmoError::Misaligned {
-                what: "vertex data",
-                ..
-            }
-        ),
-        "{mis}"
-    );
+    assert!(matches!(mis, PmoError::Misaligned { what: "vertex data", .. }), "{mis}");
     let sk = m.header.skeleton_offset as usize;
     assert!(matches!(parse(&|c| le32(c, sk + 8, 0x10_0000)), PmoError::AbsurdCount { offset, .. } if offset == sk + 8));
     assert!(matches!(parse(&|c| c[sk] = 0), PmoError::BadMagic { offset, .. } if offset == sk));
-    assert!(matches!(
-        parse(&|c| le32(c, 0x0C, sk as u32 + 2)),
-        PmoError::Misaligned { offset: 0x0C, .. }
-    ));
+    assert!(matches!(parse(&|c| le32(c, 0x0C, sk as u32 + 2)), PmoError::Misaligned { offset: 0x0C, .. }));
     let t = m.textures[0].tim2_offset as usize;
-    assert!(matches!(
-        parse(&|c| c[t] = 0),
-        PmoError::Tim2 {
-            offset: 0xA0,
-            index: 0,
-            ..
-        }
-    ));
+    assert!(matches!(parse(&|c| c[t] = 0), PmoError::Tim2 { offset: 0xA0, index: 0, .. }));
     for e in [tid, mis] {
         assert!(e.to_string().contains("offset 0x"), "{e}");
     }
@@ -396,11 +309,7 @@ fn arb_section(skinned: bool) -> impl Strategy<Value = Section> {
                 if prefix % layout.align as usize != 0 {
                     strips.pop();
                 }
-                let n = if strips.is_empty() {
-                    n
-                } else {
-                    strips.iter().map(|&s| usize::from(s)).sum()
-                };
+                let n = if strips.is_empty() { n } else { strips.iter().map(|&s| usize::from(s)).sum() };
                 let mut s = section(vt, extra, n, strips, skinned, seed % 3, seed);
                 s.group = group;
                 s.attribute = attr;
@@ -451,10 +360,7 @@ pub(crate) fn sample_dir() -> Option<std::path::PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "skipping: sample directory {} not found (set PSPRENDER_SHARED)",
-            dir.display()
-        );
+        eprintln!("skipping: sample directory {} not found (set PSPRENDER_SHARED)", dir.display());
         None
     }
 }
@@ -474,10 +380,7 @@ pub(crate) fn sample(name: &str) -> Option<Vec<u8>> {
 fn sample_dummy_facts_and_byte_identical_rewrite() {
     let Some(b) = sample("bbs-dummy.pmo") else { return };
     let m = Pmo::parse(&b).unwrap();
-    assert_eq!(
-        (m.header.number, m.header.group, m.header.version, m.header.flag),
-        (1, 1, 3, 0x8000)
-    );
+    assert_eq!((m.header.number, m.header.group, m.header.version, m.header.flag), (1, 1, 3, 0x8000));
     assert_eq!(m.header.mesh_offsets, [0xC0, 0]);
     assert!(m.skeleton.is_none());
     assert_eq!((m.header.vertex_count, m.header.triangle_count), (544, 512));
@@ -493,10 +396,7 @@ fn sample_dummy_facts_and_byte_identical_rewrite() {
     assert_eq!(s[0].vertex_size, 16);
     let tim = m.textures[0].parse_tim2().unwrap().unwrap();
     let p = &tim.pictures[0];
-    assert_eq!(
-        (p.width, p.height, p.image_type, p.clut_type, p.clut_colors),
-        (512, 512, 5, 3, 256)
-    );
+    assert_eq!((p.width, p.height, p.image_type, p.clut_type, p.clut_colors), (512, 512, 5, 3, 256));
     assert_eq!(m.to_bytes().unwrap(), b, "byte-identical rewrite");
 }
 
@@ -505,16 +405,8 @@ fn check_sample(name: &str, sections: [usize; 2], vertices: usize, joints: Optio
     let m = Pmo::parse(&b).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!([m.meshes[0].len(), m.meshes[1].len()], sections, "{name} sections");
     assert_eq!(m.counts().0, vertices, "{name} vertices");
-    assert_eq!(
-        usize::from(m.header.vertex_count),
-        vertices,
-        "{name} header vertex count"
-    );
-    assert_eq!(
-        m.counts().1,
-        usize::from(m.header.triangle_count),
-        "{name} triangle count"
-    );
+    assert_eq!(usize::from(m.header.vertex_count), vertices, "{name} header vertex count");
+    assert_eq!(m.counts().1, usize::from(m.header.triangle_count), "{name} triangle count");
     assert_eq!(m.skeleton.as_ref().map(|s| s.joints.len()), joints, "{name} joints");
     for t in &m.textures {
         t.parse_tim2().unwrap().unwrap();
@@ -541,10 +433,7 @@ fn check_bind_pose(s: &Skeleton) {
             None => local,
         };
         let id = g * glam::Mat4::from_cols_array(&j.inverse_global);
-        let err = (id - glam::Mat4::IDENTITY)
-            .to_cols_array()
-            .iter()
-            .fold(0f32, |a, v| a.max(v.abs()));
+        let err = (id - glam::Mat4::IDENTITY).to_cols_array().iter().fold(0f32, |a, v| a.max(v.abs()));
         assert!(err < 1e-5, "joint {i} ({}): |G * inv - I| = {err}", j.name());
         global.push(g);
     }
@@ -571,9 +460,7 @@ fn sample_p01ex00() {
         for v in s.decode(&DecodeParams::default()) {
             assert_eq!(v.weights.iter().sum::<f32>(), 1.0);
         }
-        assert!(s.joints.unwrap()[..usize::from(l.vtype.weight_count)]
-            .iter()
-            .all(|&j| usize::from(j) < 53));
+        assert!(s.joints.unwrap()[..usize::from(l.vtype.weight_count)].iter().all(|&j| usize::from(j) < 53));
     }
 }
 
