@@ -192,27 +192,38 @@ const fn amd_rsqrt_table() -> [u16; 8192] {
 
 static AMD_RSQRT: [u16; 8192] = amd_rsqrt_table();
 
+/// The inputs both vendors' `RSQRTSS` treat specially: zero and denormals (as zero)
+/// give an infinity of the same sign, +infinity gives 0, NaNs are quietened, negative
+/// numbers give the default NaN. `None` for ordinary positive numbers.
+fn rsqrt_special(x: f32) -> Option<f32> {
+    let bits = x.to_bits();
+    let sign = bits >> 31;
+    let exp = (bits >> 23) & 0xFF;
+    let frac = bits & 0x7F_FFFF;
+    if exp == 0 {
+        Some(f32::from_bits((sign << 31) | 0x7F80_0000))
+    } else if exp == 0xFF && frac != 0 {
+        Some(f32::from_bits(bits | 0x0040_0000))
+    } else if exp == 0xFF && sign == 0 {
+        Some(0.0)
+    } else if sign != 0 {
+        Some(f32::from_bits(0xFFC0_0000))
+    } else {
+        None
+    }
+}
+
 /// AMD Zen's `RSQRTSS`/`RSQRTPS` approximation (see [`AMD_RSQRT_STEPS`]), the one the
 /// reference images were made with. Special inputs behave as on Intel: ±0 and
 /// denormals give ±infinity, +infinity gives 0, NaNs are quietened, negatives give
 /// the default NaN.
 pub fn rsqrt_approx(x: f32) -> f32 {
+    if let Some(r) = rsqrt_special(x) {
+        return r;
+    }
     let bits = x.to_bits();
-    let sign = bits >> 31;
     let exp = ((bits >> 23) & 0xFF) as i32;
     let frac = bits & 0x7F_FFFF;
-    if exp == 0 {
-        return f32::from_bits((sign << 31) | 0x7F80_0000);
-    }
-    if exp == 0xFF {
-        if frac != 0 {
-            return f32::from_bits(bits | 0x0040_0000);
-        }
-        return if sign == 0 { 0.0 } else { f32::from_bits(0xFFC0_0000) };
-    }
-    if sign != 0 {
-        return f32::from_bits(0xFFC0_0000);
-    }
     let idx = (((exp & 1) ^ 1) as usize) << 12 | (frac >> 11) as usize;
     let out_exp = (0x7E - ((exp - 0x7F) >> 1)) as u32;
     f32::from_bits((out_exp << 23) | (AMD_RSQRT[idx] as u32) << 11)
@@ -225,23 +236,12 @@ pub fn rsqrt_approx(x: f32) -> f32 {
 /// were made on an AMD CPU (see [`rsqrt_approx`]); kept for references made on Intel.
 #[allow(dead_code)]
 pub fn rsqrt_approx_intel(x: f32) -> f32 {
+    if let Some(r) = rsqrt_special(x) {
+        return r;
+    }
     let bits = x.to_bits();
-    let sign = bits >> 31;
     let exp = ((bits >> 23) & 0xFF) as i32;
     let frac = bits & 0x7F_FFFF;
-    if exp == 0 {
-        // Zero and denormals (treated as zero): infinity of the same sign.
-        return f32::from_bits((sign << 31) | 0x7F80_0000);
-    }
-    if exp == 0xFF {
-        if frac != 0 {
-            return f32::from_bits(bits | 0x0040_0000);
-        }
-        return if sign == 0 { 0.0 } else { f32::from_bits(0xFFC0_0000) };
-    }
-    if sign != 0 {
-        return f32::from_bits(0xFFC0_0000);
-    }
     let idx = (frac >> 13) as f64;
     let mut mid = 1.0 + (2.0 * idx + 1.0) / 2048.0;
     if exp & 1 == 0 {
