@@ -13,7 +13,8 @@
 //! | [`vertex`] | vertex decoding (every VTYPE field), indices, morphing |
 //! | [`transform`] | skinning, world/view/projection, lighting, texgen, fog, viewport |
 //! | [`clip`] | near-plane clipping, guard band, depth rejection, culling |
-//! | [`draw`] | primitive assembly and the per-fragment composition of the stages |
+//! | [`draw`] | primitive assembly (PPSSPP `SubmitPrimitive` semantics), per-draw state, binning, per-quad shading; submodules model PPSSPP's task strips, state optimizations and JIT fallbacks, immediate vertices and curves |
+//! | [`patch`] | Bezier and spline tessellation |
 //! | [`raster`] | coverage and attribute interpolation for every primitive type |
 //! | [`bin`] | tile binning and parallel rasterization |
 //! | [`texture`] | texture sampling (all formats, CLUT, swizzle, DXT, mipmaps, filters) and texture functions |
@@ -21,6 +22,14 @@
 //! | [`transfer`] | block transfers |
 //! | [`dump`] | PPSSPP frame dumps (`.ppdmp`) and their replay |
 //! | [`display`] | display capture and PPSSPP's screenshot comparison |
+//! | [`list`] | a display-list assembler for tests, tools and scene builders |
+//! | [`geom`], [`tile`] | data passed between stages; render bands |
+//!
+//! Exactness: truth is real PSP hardware first, then PPSSPP's software renderer (whose
+//! output the frame-test and synthetic references are). Where PPSSPP's renderer machinery
+//! changes pixels (its worker task strips, state optimizations, JIT/C++ sampler
+//! differences, AMD `RSQRTPS` results on the reference machine) it is modelled, and every
+//! such quirk names its evidence in a comment.
 
 pub mod bin;
 pub mod clip;
