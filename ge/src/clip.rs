@@ -102,20 +102,25 @@ pub fn screen_triangles(
     }
 }
 
-/// A clip-space vertex with its screen mapping.
-#[derive(Clone, Copy)]
-struct Cv {
-    c: ClipVertex,
-    s: ScreenVertex,
-    outside: bool,
+/// A clip-space vertex with its screen mapping and range flag: `project(st, c, false)`
+/// for a submitted vertex, `always_check` for one made by near-plane clipping. The
+/// `*_projected` entry points take these so assembly can reuse the projection it
+/// already made for the vertex under the same [`TransformState`].
+#[derive(Clone, Copy, Debug)]
+pub struct Projected {
+    pub c: ClipVertex,
+    pub s: ScreenVertex,
+    pub outside: bool,
 }
 
-impl Cv {
-    fn new(st: &TransformState, c: &ClipVertex) -> Cv {
+impl Projected {
+    pub fn new(st: &TransformState, c: &ClipVertex) -> Projected {
         let (s, outside) = project(st, c, false);
-        Cv { c: *c, s, outside }
+        Projected { c: *c, s, outside }
     }
 }
+
+type Cv = Projected;
 
 /// `(x·0 + y·0) + z·1 + w·1`, the near-plane distance, literally [PP `clip_dotprod`].
 #[inline]
@@ -193,9 +198,20 @@ pub fn clip_triangle_shaded(
     out: &mut Vec<[ScreenVertex; 3]>,
 ) {
     let cv = [Cv::new(st, v[0]), Cv::new(st, v[1]), Cv::new(st, v[2])];
+    clip_triangle_projected(st, [&cv[0], &cv[1], &cv[2]], provoking, cull, out)
+}
+
+/// [`clip_triangle_shaded`] on vertices already projected with `always_check = false`.
+pub fn clip_triangle_projected(
+    st: &TransformState,
+    cv: [&Projected; 3],
+    provoking: Option<&ClipVertex>,
+    cull: CullMode,
+    out: &mut Vec<[ScreenVertex; 3]>,
+) {
     let prov = provoking.map(|p| (p.color0, p.color1));
     for o in orders(cull) {
-        process_triangle(st, [&cv[o[0]], &cv[o[1]], &cv[o[2]]], prov, out);
+        process_triangle(st, [cv[o[0]], cv[o[1]], cv[o[2]]], prov, out);
     }
 }
 
@@ -285,11 +301,16 @@ fn process_triangle(
 /// Transform-mode line: range and depth rules, then the segment is shortened at the
 /// near plane [PP `Clipper::ProcessLine`, `CLIP_LINE`].
 pub fn clip_line(st: &TransformState, v: [&ClipVertex; 2], out: &mut Vec<[ScreenVertex; 2]>) {
-    let (a, b) = (Cv::new(st, v[0]), Cv::new(st, v[1]));
-    if a.outside || b.outside || depth_rejects(st, &[v[0], v[1]]) {
+    clip_line_projected(st, [&Cv::new(st, v[0]), &Cv::new(st, v[1])], out)
+}
+
+/// [`clip_line`] on vertices already projected with `always_check = false`.
+pub fn clip_line_projected(st: &TransformState, v: [&Projected; 2], out: &mut Vec<[ScreenVertex; 2]>) {
+    let (a, b) = (*v[0], *v[1]);
+    if a.outside || b.outside || depth_rejects(st, &[&a.c, &b.c]) {
         return;
     }
-    let (m0, m1) = (behind(v[0]), behind(v[1]));
+    let (m0, m1) = (behind(&a.c), behind(&b.c));
     if !m0 && !m1 {
         out.push([a.s, b.s]);
         return;
@@ -311,7 +332,11 @@ pub fn clip_line(st: &TransformState, v: [&ClipVertex; 2], out: &mut Vec<[Screen
 
 /// Transform-mode point: only the range rule [PP `Clipper::ProcessPoint`].
 pub fn clip_point(st: &TransformState, v: &ClipVertex) -> Option<ScreenVertex> {
-    let p = Cv::new(st, v);
+    clip_point_projected(&Cv::new(st, v))
+}
+
+/// [`clip_point`] on a vertex already projected with `always_check = false`.
+pub fn clip_point_projected(p: &Projected) -> Option<ScreenVertex> {
     (!p.outside).then_some(p.s)
 }
 
@@ -319,8 +344,13 @@ pub fn clip_point(st: &TransformState, v: &ClipVertex) -> Option<ScreenVertex> {
 /// [PP `Clipper::ProcessRect`]. The caller handles PPSSPP's sprite fog split and the
 /// texture-projection path.
 pub fn clip_rectangle(st: &TransformState, v: [&ClipVertex; 2]) -> Option<[ScreenVertex; 2]> {
-    let (a, b) = (Cv::new(st, v[0]), Cv::new(st, v[1]));
-    if a.outside || b.outside || depth_rejects(st, &[v[0], v[1]]) {
+    clip_rectangle_projected(st, [&Cv::new(st, v[0]), &Cv::new(st, v[1])])
+}
+
+/// [`clip_rectangle`] on vertices already projected with `always_check = false`.
+pub fn clip_rectangle_projected(st: &TransformState, v: [&Projected; 2]) -> Option<[ScreenVertex; 2]> {
+    let (a, b) = (v[0], v[1]);
+    if a.outside || b.outside || depth_rejects(st, &[&a.c, &b.c]) {
         return None;
     }
     Some([a.s, b.s])

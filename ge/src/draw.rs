@@ -219,6 +219,10 @@ pub struct DrawContext {
     fallback_state: Option<Arc<DrawState>>,
     /// Immediate-mode vertex buffer ([`immediate`]).
     imm: immediate::ImmState,
+    /// Assembly buffers reused from PRIM to PRIM.
+    scratch: assemble::Scratch,
+    /// A PRIM's assembly vertices (buffer reused from PRIM to PRIM).
+    verts: Vec<assemble::AsmVertex>,
 }
 
 impl Default for DrawContext {
@@ -239,6 +243,8 @@ impl Default for DrawContext {
             jit: jit::JitCache::default(),
             fallback_state: None,
             imm: immediate::ImmState::default(),
+            scratch: assemble::Scratch::default(),
+            verts: Vec::new(),
         }
     }
 }
@@ -321,10 +327,12 @@ impl Ge {
             return Ok(());
         }
         let ts = TransformState::decode(&self.regs, &self.mats, &vtype);
-        let verts: Vec<assemble::AsmVertex> =
-            decoded.vertices.iter().map(|v| assemble::AsmVertex::new(&ts, v)).collect();
+        let mut verts = std::mem::take(&mut self.draw.verts);
+        verts.clear();
+        verts.extend(decoded.vertices.iter().map(|v| assemble::AsmVertex::new(&ts, v)));
         let cull = crate::clip::CullMode::decode(&self.regs);
         self.with_sink(&ts, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
+        self.draw.verts = verts;
         Ok(())
     }
 
@@ -360,7 +368,7 @@ impl Ge {
             ts,
             jit: &mut ctx.jit,
             fallback_state: &mut ctx.fallback_state,
-            pending: Vec::new(),
+            scratch: &mut ctx.scratch,
             imm,
         };
         f(&mut ctx.asm, &mut sink);

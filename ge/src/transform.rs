@@ -58,6 +58,9 @@ pub enum TexGen {
 /// and the vertex type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransformState {
+    /// Unique per [`TransformState::decode`] call (never 0): marks projections made under
+    /// this state, so assembly can reuse them instead of projecting again.
+    pub id: u64,
     /// Through mode (VTYPE bit 23): no matrices, viewport, lighting or fog.
     pub through: bool,
     /// DEPTHCLAMPENABLE (0x1C): clamp z_s instead of rejecting (ge-reference §5.2).
@@ -86,6 +89,9 @@ pub struct TransformState {
     uses_world_normal: bool,
     negate_normals: bool,
 }
+
+/// Source of [`TransformState::id`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl TransformState {
     /// [PP `TransformUnit.cpp` `ComputeTransformState`, `Lighting::ComputeState`].
@@ -153,6 +159,7 @@ impl TransformState {
         }
 
         TransformState {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             through,
             depth_clamp: regs.enabled(op::DEPTHCLAMPENABLE),
             offset: [(regs.arg(op::OFFSETX) & 0xFFFF) as i32, (regs.arg(op::OFFSETY) & 0xFFFF) as i32],

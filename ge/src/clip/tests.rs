@@ -204,3 +204,40 @@ fn cull_mode_decode() {
     r.set(op::CLEARMODE, 1);
     assert_eq!(CullMode::decode(&r), CullMode::None);
 }
+
+#[test]
+fn projected_entry_points_clip_like_the_plain_ones() {
+    // The near-plane fan above through the `*_projected` variants: the input vertices come
+    // projected (always_check = false) and the clip-made ones are still projected here,
+    // giving the same 1600/1685/1771/1856 corners.
+    let st = state(true);
+    let a = cv(0.0, 0.0, 0.0, 1.0);
+    let b = cv(1.0, 0.0, -3.0, 1.0);
+    let c = cv(0.0, 1.0, 0.0, 1.0);
+    let p = [Projected::new(&st, &a), Projected::new(&st, &b), Projected::new(&st, &c)];
+    let mut out = Vec::new();
+    clip_triangle_projected(&st, [&p[0], &p[1], &p[2]], None, CullMode::CounterClockwise, &mut out);
+    assert_eq!(out.len(), 2);
+    assert_eq!(xy(&out[0]), [(1600, 1600), (1685, 1600), (1685, 1771)]);
+    assert_eq!(xy(&out[1]), [(1600, 1600), (1685, 1771), (1600, 1856)]);
+    // Line A→B is shortened to A→AB (x_s = 105.333 → 1685); point and rectangle pass.
+    let mut lines = Vec::new();
+    clip_line_projected(&st, [&p[0], &p[1]], &mut lines);
+    assert_eq!(lines.len(), 1);
+    assert_eq!((lines[0][1].x.0, lines[0][1].y.0), (1685, 1600));
+    assert_eq!(clip_point_projected(&p[2]).map(|s| (s.x.0, s.y.0)), Some((1600, 1856)));
+    let r = clip_rectangle_projected(&st, [&p[0], &p[2]]).map(|r| [(r[0].x.0, r[0].y.0), (r[1].x.0, r[1].y.0)]);
+    assert_eq!(r, Some([(1600, 1600), (1600, 1856)]));
+    // An outside flag supplied with the vertex rejects the triangle.
+    let mut q = p;
+    q[0].outside = true;
+    out.clear();
+    clip_triangle_projected(&st, [&q[0], &q[1], &q[2]], None, CullMode::None, &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn every_transform_state_gets_its_own_id() {
+    let (s1, s2) = (state(false), state(false));
+    assert!(s1.id != 0 && s2.id != 0 && s1.id != s2.id);
+}

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::{optimize, BinnedPrim, DrawState, Shape};
 use crate::bin::Binner;
-use crate::clip::{self, CullMode};
+use crate::clip::{self, CullMode, Projected};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
 use crate::raster::{self, ClipRect, DetectState, SpriteFastPathState};
 use crate::transform::{self, TransformState};
@@ -24,22 +24,53 @@ pub struct AsmVertex {
     pub screen: ScreenVertex,
     /// Outside the guard band (PPSSPP `OutsideRange`).
     pub outside: bool,
+    /// [`TransformState::id`] of the state whose `project(.., false)` made `screen` and
+    /// `outside` from `clip`; 0 when they did not come from there (through mode,
+    /// immediate-mode vertices). Clipping reuses them only under that same state.
+    pub proj_id: u64,
 }
 
 impl AsmVertex {
     pub fn new(ts: &TransformState, v: &Vertex) -> AsmVertex {
         if ts.through {
-            AsmVertex { clip: ClipVertex::default(), screen: transform::through_vertex(ts, v), outside: false }
+            AsmVertex {
+                clip: ClipVertex::default(),
+                screen: transform::through_vertex(ts, v),
+                outside: false,
+                proj_id: 0,
+            }
         } else {
             let clip = transform::transform_vertex(ts, v);
             let (screen, outside) = transform::project(ts, &clip, false);
-            AsmVertex { clip, screen, outside }
+            AsmVertex { clip, screen, outside, proj_id: ts.id }
+        }
+    }
+
+    /// The vertex with its projection under `ts`, reusing the one made at decode when it
+    /// was made under `ts` (the assembly ring may hold vertices of an earlier PRIM).
+    fn projected(&self, ts: &TransformState) -> Projected {
+        if self.proj_id != 0 && self.proj_id == ts.id {
+            Projected { c: self.clip, s: self.screen, outside: self.outside }
+        } else {
+            Projected::new(ts, &self.clip)
         }
     }
 
     fn detect(&self) -> raster::AsmVertex {
         raster::AsmVertex { v: self.screen, clip_z: self.clip.clip[2], outside_range: self.outside }
     }
+}
+
+/// Buffers [`Sink`] reuses from PRIM to PRIM (owned by the draw context).
+#[derive(Default)]
+pub struct Scratch {
+    /// Shapes of the current PRIM, binned by [`Sink::finish`].
+    pending: Vec<Shape>,
+    counted: Vec<[u8; 4]>,
+    rect_v1: Vec<Option<[u8; 4]>>,
+    fallback: Vec<bool>,
+    tris: Vec<[ScreenVertex; 3]>,
+    lines: Vec<[ScreenVertex; 2]>,
 }
 
 /// Where assembled primitives go: clipping, the sprite paths, and the binner.
@@ -52,8 +83,8 @@ pub struct Sink<'a> {
     pub jit: &'a mut super::jit::JitCache,
     /// Cache of `state` with the C++ fallback sampler (see [`super::jit`]).
     pub fallback_state: &'a mut Option<Arc<DrawState>>,
-    /// Shapes of the current PRIM, binned by [`Sink::finish`].
-    pub pending: Vec<Shape>,
+    /// Reused buffers, among them the current PRIM's shapes.
+    pub scratch: &'a mut Scratch,
     /// Immediate-mode vertices ([`super::immediate`]): their screen positions are given,
     /// so transform mode skips projection and clipping. PPSSPP keeps the supplied
     /// `screenpos`, and the clip-space values it makes (x, y in pixels, z/65535 ≤ 1,
@@ -79,15 +110,17 @@ impl Sink<'_> {
 
     /// Queue a shape; [`Sink::finish`] bins the PRIM's shapes.
     fn push(&mut self, shape: Shape) {
-        self.pending.push(shape);
+        self.scratch.pending.push(shape);
     }
 
     /// Bin the PRIM's shapes under the sampler PPSSPP would run for each ([`super::jit`]).
     pub fn finish(&mut self) {
-        let shapes = std::mem::take(&mut self.pending);
+        let mut shapes = std::mem::take(&mut self.scratch.pending);
+        let mut fallback = std::mem::take(&mut self.scratch.fallback);
         let flat = self.state.flat;
-        let mut counted = Vec::with_capacity(shapes.len() * 3);
-        let mut rect_v1 = Vec::with_capacity(shapes.len());
+        let Scratch { counted, rect_v1, .. } = &mut *self.scratch;
+        counted.clear();
+        rect_v1.clear();
         for shape in &shapes {
             // The colours `CalculateRasterStateFlags` looks at; rectangles also get
             // `DrawRectangle`'s flat re-optimization.
@@ -101,8 +134,8 @@ impl Sink<'_> {
             counted.extend(vs.iter().map(|v| v.color0));
             rect_v1.push(v1);
         }
-        let fallback = self.jit.fallbacks(&self.state, &counted, &rect_v1);
-        for (shape, fb) in shapes.into_iter().zip(fallback) {
+        self.jit.fallbacks_into(&self.state, counted, rect_v1, &mut fallback);
+        for (shape, &fb) in shapes.drain(..).zip(&fallback) {
             let state = if fb {
                 self.fallback_state
                     .get_or_insert_with(|| {
@@ -118,6 +151,8 @@ impl Sink<'_> {
             };
             self.bin(state, shape);
         }
+        self.scratch.pending = shapes;
+        self.scratch.fallback = fallback;
     }
 
     /// Bin a shape whose bounds meet the scissor [PP `BinManager::Add*` range check].
@@ -142,18 +177,18 @@ impl Sink<'_> {
 
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize) {
-        let mut out = Vec::with_capacity(4);
         let flat = self.state.flat_provoking;
-        if self.through() || self.imm {
+        let Scratch { pending, tris, .. } = &mut *self.scratch;
+        tris.clear();
+        if self.state.through || self.imm {
             let s = [v[0].screen, v[1].screen, v[2].screen];
-            clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, &mut out);
+            clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, tris);
         } else {
             let prov = flat.then_some(&v[provoking].clip);
-            clip::clip_triangle_shaded(self.ts, [&v[0].clip, &v[1].clip, &v[2].clip], prov, cull, &mut out);
+            let p = [v[0].projected(self.ts), v[1].projected(self.ts), v[2].projected(self.ts)];
+            clip::clip_triangle_projected(self.ts, [&p[0], &p[1], &p[2]], prov, cull, tris);
         }
-        for t in out {
-            self.push(Shape::Triangle(t));
-        }
+        pending.extend(tris.drain(..).map(Shape::Triangle));
     }
 
     /// PPSSPP `Clipper::ProcessRect`.
@@ -181,7 +216,8 @@ impl Sink<'_> {
         let r = if self.imm {
             [a.screen, b.screen]
         } else {
-            let Some(r) = clip::clip_rectangle(self.ts, [&a.clip, &b.clip]) else { return };
+            let p = [a.projected(self.ts), b.projected(self.ts)];
+            let Some(r) = clip::clip_rectangle_projected(self.ts, [&p[0], &p[1]]) else { return };
             r
         };
         match raster::split_rect_fog(&r) {
@@ -211,18 +247,18 @@ impl Sink<'_> {
             self.push(Shape::Line([a.screen, b.screen]));
             return;
         }
-        let mut out = Vec::with_capacity(1);
-        clip::clip_line(self.ts, [&a.clip, &b.clip], &mut out);
-        for l in out {
-            self.push(Shape::Line(l));
-        }
+        let Scratch { pending, lines, .. } = &mut *self.scratch;
+        lines.clear();
+        let p = [a.projected(self.ts), b.projected(self.ts)];
+        clip::clip_line_projected(self.ts, [&p[0], &p[1]], lines);
+        pending.extend(lines.drain(..).map(Shape::Line));
     }
 
     /// PPSSPP `Clipper::ProcessPoint`.
     fn point(&mut self, a: &AsmVertex) {
         if self.through() || self.imm {
             self.push(Shape::Point(a.screen));
-        } else if let Some(p) = clip::clip_point(self.ts, &a.clip) {
+        } else if let Some(p) = clip::clip_point_projected(&a.projected(self.ts)) {
             self.push(Shape::Point(p));
         }
     }
@@ -485,5 +521,49 @@ impl Assembler {
         if self.imm_draw && self.index >= 3 {
             self.ring_triangle(cull, 2 - (self.index - 1) % 2, sink);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::op;
+    use crate::geom::VertexType;
+    use crate::regs::{to_float24, Matrices, Regs};
+
+    /// Identity matrices; viewport x_s = xscale·x/w + 100, y_s = 100.
+    fn ts(xscale: f32) -> TransformState {
+        let mut r = Regs::default();
+        r.set(op::VIEWPORTXSCALE, to_float24(xscale));
+        r.set(op::VIEWPORTXCENTER, to_float24(100.0));
+        r.set(op::VIEWPORTYCENTER, to_float24(100.0));
+        let mut m = Matrices::default();
+        // Identity world, view (3×4) and projection (4×4), column-major.
+        for i in 0..3 {
+            m.world[4 * i] = 1.0;
+            m.view[4 * i] = 1.0;
+        }
+        for i in 0..4 {
+            m.proj[5 * i] = 1.0;
+        }
+        TransformState::decode(&r, &m, &VertexType::from_bits(3 << 7))
+    }
+
+    #[test]
+    fn projection_is_reused_only_under_its_own_state() {
+        let v = Vertex { pos: [1.0, 0.0, 0.0], ..Default::default() };
+        let (t1, t2) = (ts(16.0), ts(32.0));
+        let a = AsmVertex::new(&t1, &v);
+        assert_eq!(a.proj_id, t1.id);
+        // Same state: the stored projection, x_s = 116 → 16·116 = 1856.
+        assert_eq!(a.projected(&t1).s.x.0, 1856);
+        // A marked-but-stale projection is not trusted: under t2, x_s = 132 → 2112.
+        let mut stale = a;
+        stale.screen.x.0 = -1;
+        assert_eq!(stale.projected(&t1).s.x.0, -1);
+        assert_eq!(stale.projected(&t2).s.x.0, 2112);
+        // Unmarked vertices (immediate mode) are always projected.
+        stale.proj_id = 0;
+        assert_eq!(stale.projected(&t1).s.x.0, 1856);
     }
 }

@@ -111,7 +111,7 @@ impl ImmVertex {
             color1,
             fog: self.fog,
         };
-        AsmVertex { clip, screen, outside: false }
+        AsmVertex { clip, screen, outside: false, proj_id: 0 }
     }
 }
 

@@ -128,11 +128,27 @@ impl JitCache {
     /// C++ fallback: the state (all its colours white when it is drawn, approximated as
     /// "up to the end of this PRIM") or the rectangle's flat colour turns MODULATE into
     /// REPLACE and that REPLACE ID was not compiled; the ID is then queued.
+    #[cfg(test)]
     pub fn fallbacks(&mut self, st: &DrawState, counted: &[[u8; 4]], rect_v1: &[Option<[u8; 4]>]) -> Vec<bool> {
-        let none = vec![false; rect_v1.len()];
-        let Some(t) = &st.texture else { return none };
+        let mut out = Vec::new();
+        self.fallbacks_into(st, counted, rect_v1, &mut out);
+        out
+    }
+
+    /// Whether each shape (one `rect_v1` entry each) takes the C++ fallback sampler,
+    /// written to `out` (a reused buffer).
+    pub fn fallbacks_into(
+        &mut self,
+        st: &DrawState,
+        counted: &[[u8; 4]],
+        rect_v1: &[Option<[u8; 4]>],
+        out: &mut Vec<bool>,
+    ) {
+        out.clear();
+        out.resize(rect_v1.len(), false);
+        let Some(t) = &st.texture else { return };
         if t.func.func != TexFunc::Modulate {
-            return none;
+            return;
         }
         // DetectStateOptimizations: colorFull && (!needTextureAlpha || alphaFull).
         let white = |c: &[u8; 4]| c[0] == 255 && c[1] == 255 && c[2] == 255 && (!t.func.rgba || c[3] == 255);
@@ -142,16 +158,20 @@ impl JitCache {
             self.state_white = true;
         }
         self.state_white &= counted.iter().all(white);
-        let out: Vec<bool> = rect_v1.iter().map(|v1| self.state_white || v1.as_ref().is_some_and(white)).collect();
+        let mut any = false;
+        for (o, v1) in out.iter_mut().zip(rect_v1) {
+            *o = self.state_white || v1.as_ref().is_some_and(white);
+            any |= *o;
+        }
         let mut k = key;
         k.func = TexFunc::Replace;
-        if !out.contains(&true) || self.samplers.contains(&k) {
-            return none;
+        if !any || self.samplers.contains(&k) {
+            out.fill(false);
+            return;
         }
         if !self.queue.contains(&k) {
             self.queue.push(k);
         }
-        out
     }
 }
 
