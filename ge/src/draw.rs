@@ -221,6 +221,8 @@ pub struct DrawContext {
     imm: immediate::ImmState,
     /// Assembly buffers reused from PRIM to PRIM.
     scratch: assemble::Scratch,
+    /// Last id given to a decoded transform state ([`Ge::decode_transform`]).
+    transform_ids: u64,
     /// A PRIM's assembly vertices (buffer reused from PRIM to PRIM).
     verts: Vec<assemble::AsmVertex>,
 }
@@ -244,6 +246,7 @@ impl Default for DrawContext {
             fallback_state: None,
             imm: immediate::ImmState::default(),
             scratch: assemble::Scratch::default(),
+            transform_ids: 0,
             verts: Vec::new(),
         }
     }
@@ -290,6 +293,15 @@ impl Ge {
         s
     }
 
+    /// Decode the transform state for a draw and give it a fresh id (see
+    /// [`TransformState::id`]); ids come from this GE only, so no state is shared.
+    pub(crate) fn decode_transform(&mut self, vtype: &VertexType) -> TransformState {
+        let mut ts = TransformState::decode(&self.regs, &self.mats, vtype);
+        self.draw.transform_ids += 1;
+        ts.id = self.draw.transform_ids;
+        ts
+    }
+
     fn decode_params(&self) -> DecodeParams {
         let mut morph_weights = [0.0; 8];
         for (i, w) in morph_weights.iter_mut().enumerate() {
@@ -326,7 +338,7 @@ impl Ge {
         if vtype.position == NumFormat::None {
             return Ok(());
         }
-        let ts = TransformState::decode(&self.regs, &self.mats, &vtype);
+        let ts = self.decode_transform(&vtype);
         let mut verts = std::mem::take(&mut self.draw.verts);
         verts.clear();
         verts.extend(decoded.vertices.iter().map(|v| assemble::AsmVertex::new(&ts, v)));

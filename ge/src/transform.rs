@@ -58,8 +58,9 @@ pub enum TexGen {
 /// and the vertex type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransformState {
-    /// Unique per [`TransformState::decode`] call (never 0): marks projections made under
-    /// this state, so assembly can reuse them instead of projecting again.
+    /// Identifies the draw this state was decoded for (0 = anonymous): the GE gives each
+    /// decode its own non-zero id, which marks projections made under this state so
+    /// assembly can reuse them instead of projecting again.
     pub id: u64,
     /// Through mode (VTYPE bit 23): no matrices, viewport, lighting or fog.
     pub through: bool,
@@ -89,9 +90,6 @@ pub struct TransformState {
     uses_world_normal: bool,
     negate_normals: bool,
 }
-
-/// Source of [`TransformState::id`].
-static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl TransformState {
     /// [PP `TransformUnit.cpp` `ComputeTransformState`, `Lighting::ComputeState`].
@@ -159,7 +157,7 @@ impl TransformState {
         }
 
         TransformState {
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            id: 0,
             through,
             depth_clamp: regs.enabled(op::DEPTHCLAMPENABLE),
             offset: [(regs.arg(op::OFFSETX) & 0xFFFF) as i32, (regs.arg(op::OFFSETY) & 0xFFFF) as i32],

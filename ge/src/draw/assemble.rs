@@ -546,7 +546,9 @@ mod tests {
         for i in 0..4 {
             m.proj[5 * i] = 1.0;
         }
-        TransformState::decode(&r, &m, &VertexType::from_bits(3 << 7))
+        let mut t = TransformState::decode(&r, &m, &VertexType::from_bits(3 << 7));
+        t.id = xscale as u64; // distinct non-zero ids, as the GE assigns them
+        t
     }
 
     #[test]

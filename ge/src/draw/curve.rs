@@ -10,7 +10,7 @@ use crate::exec::Ge;
 use crate::geom::{ColorFormat, IndexFormat, NumFormat, VertexType};
 use crate::mem::MemError;
 use crate::patch::{self, PatchParams};
-use crate::transform::{self, TransformState};
+use crate::transform;
 use crate::vertex::{self, VertexLayout};
 
 /// The vertex type of tessellated output (same through bit as the control points).
@@ -54,7 +54,7 @@ impl Ge {
         if vtype.position == NumFormat::None {
             return Ok(());
         }
-        let ts = TransformState::decode(&self.regs, &self.mats, &vtype);
+        let ts = self.decode_transform(&vtype);
         let control: Vec<_> = decoded
             .vertices
             .iter()
@@ -71,7 +71,7 @@ impl Ge {
             return Ok(());
         }
         let out_type = tessellated_type(&vtype);
-        let ts_out = TransformState::decode(&self.regs, &self.mats, &out_type);
+        let ts_out = self.decode_transform(&out_type);
         // Transform each tessellated vertex once, then expand the indices (the transform is
         // a pure function of the vertex, so sharing it changes no bit).
         let unique: Vec<AsmVertex> = tess.vertices.iter().map(|v| AsmVertex::new(&ts_out, v)).collect();

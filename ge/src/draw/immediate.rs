@@ -20,7 +20,6 @@ use crate::cmd::op;
 use crate::exec::Ge;
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, SubPixel, VertexType};
 use crate::regs::{float24, Regs};
-use crate::transform::TransformState;
 
 /// PPSSPP `MAX_IMMBUFFER_SIZE`.
 const MAX_BUFFER: usize = 32;
@@ -206,7 +205,7 @@ impl Ge {
         self.draw.state_dirty = true;
         self.draw.raster_dirty = true;
         let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
-        let ts = TransformState::decode(&self.regs, &self.mats, &vtype);
+        let ts = self.decode_transform(&vtype);
         let cull = crate::clip::CullMode::decode(&self.regs);
         for (i, v) in verts.iter().enumerate() {
             self.draw.draw_count += 1;
