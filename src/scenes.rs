@@ -304,13 +304,7 @@ fn colors(l: &mut ListBuilder) {
 /// A lit disc per normal format: one white directional light, grey material.
 fn normals(l: &mut ListBuilder) {
     transform_setup(l);
-    l.cmd(op::LIGHTINGENABLE, 1)
-        .cmd(op::LIGHTENABLE0, 1)
-        .cmd(op::LIGHTTYPE0, 0)
-        .cmd_f(op::LX0, 0.4)
-        .cmd_f(op::LX0 + 1, 0.5)
-        .cmd_f(op::LX0 + 2, 0.75)
-        .cmd(op::LAC0 + 1, 0xFFFFFF)
+    l.directional_light(0, [0.4, 0.5, 0.75], 0xFFFFFF)
         .cmd(op::LAC0, 0)
         .cmd(op::MATERIALDIFFUSE, 0xC0C0C0)
         .cmd(op::MATERIALAMBIENT, 0x202020)
@@ -517,13 +511,7 @@ pub fn demo(angle: f32) -> ListBuilder {
         .cmd(op::ZTEST, 7) // GEQUAL: near is 65535
         .cmd(op::CULLFACEENABLE, 1)
         .cmd(op::CULL, 0)
-        .cmd(op::LIGHTINGENABLE, 1)
-        .cmd(op::LIGHTENABLE0, 1)
-        .cmd(op::LIGHTTYPE0, 0)
-        .cmd_f(op::LX0, 0.5)
-        .cmd_f(op::LX0 + 1, 0.8)
-        .cmd_f(op::LX0 + 2, 0.6)
-        .cmd(op::LAC0 + 1, 0xFFFFFF)
+        .directional_light(0, [0.5, 0.8, 0.6], 0xFFFFFF)
         .cmd(op::MATERIALDIFFUSE, 0xFFFFFF)
         .cmd(op::MATERIALAMBIENT, 0xFFFFFF)
         .cmd(op::MATERIALALPHA, 0xFF)

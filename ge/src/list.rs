@@ -91,6 +91,17 @@ impl ListBuilder {
         self
     }
 
+    /// Turn lighting on with light `n` (0..4) as a directional diffuse light from `dir`
+    /// (world space, towards the light) in colour `diffuse` (0xBBGGRR).
+    pub fn directional_light(&mut self, n: u8, dir: [f32; 3], diffuse: u32) -> &mut Self {
+        let n = n & 3;
+        self.cmd(op::LIGHTINGENABLE, 1).cmd(op::LIGHTENABLE0 + n, 1).cmd(op::LIGHTTYPE0 + n, 0);
+        for (k, d) in dir.iter().enumerate() {
+            self.cmd_f(op::LX0 + 3 * n + k as u8, *d);
+        }
+        self.cmd(op::LAC0 + 3 * n + 1, diffuse)
+    }
+
     /// Level-0 texture from `bytes`, with buffer width `bufw` texels and size 2^w x 2^h.
     pub fn texture0(&mut self, bytes: &[u8], bufw: u32, log2w: u32, log2h: u32) -> &mut Self {
         let a = self.add_data(bytes);
