@@ -222,29 +222,7 @@ mod tests {
 
     /// A PMP with 2 objects (the second without a PMO), one PMO and one texture.
     fn pmp() -> (Vec<u8>, usize, usize) {
-        let tim = crate::tim2::Tim2 {
-            version: 4,
-            format: 0,
-            reserved: [0; 8],
-            pictures: vec![crate::tim2::Picture {
-                clut_colors: 16,
-                picture_format: 0,
-                mipmaps: 1,
-                clut_type: 3,
-                image_type: 4,
-                width: 4,
-                height: 4,
-                gs_tex0: 0,
-                gs_tex1: 0,
-                gs_regs: 0,
-                gs_clut: 0,
-                ext_header: vec![],
-                image: vec![0x10; 8],
-                clut: vec![0xFF; 64],
-            }],
-        }
-        .to_bytes()
-        .unwrap();
+        let tim = crate::tim2::clut4_test_file(4, 4, vec![0x10; 8], vec![0xFF; 64]);
         let pmo = pmo();
         let pmo_at = HEADER_SIZE + 2 * OBJECT_SIZE;
         let list = (pmo_at + pmo.len()).next_multiple_of(16);

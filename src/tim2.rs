@@ -368,6 +368,35 @@ impl Picture {
     }
 }
 
+/// Test fixture shared by the PMO and PMP tests: a one-picture TIM2 file holding a
+/// 4-bit indexed image with a 16-colour 32-bit CLUT.
+#[cfg(test)]
+pub(crate) fn clut4_test_file(width: u16, height: u16, image: Vec<u8>, clut: Vec<u8>) -> Vec<u8> {
+    Tim2 {
+        version: 4,
+        format: 0,
+        reserved: [0; 8],
+        pictures: vec![Picture {
+            clut_colors: 16,
+            picture_format: 0,
+            mipmaps: 1,
+            clut_type: 3,
+            image_type: 4,
+            width,
+            height,
+            gs_tex0: 0,
+            gs_tex1: 0,
+            gs_regs: 0,
+            gs_clut: 0,
+            ext_header: vec![],
+            image,
+            clut,
+        }],
+    }
+    .to_bytes()
+    .expect("a valid TIM2")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,29 +26,7 @@ fn section(vt: u32, extra: u32, n: usize, strips: Vec<u16>, skinned: bool, tex: 
 }
 
 fn tim2_bytes() -> Vec<u8> {
-    crate::tim2::Tim2 {
-        version: 4,
-        format: 0,
-        reserved: [0; 8],
-        pictures: vec![crate::tim2::Picture {
-            clut_colors: 16,
-            picture_format: 0,
-            mipmaps: 1,
-            clut_type: 3,
-            image_type: 4,
-            width: 8,
-            height: 8,
-            gs_tex0: 0,
-            gs_tex1: 0,
-            gs_regs: 0,
-            gs_clut: 0,
-            ext_header: vec![],
-            image: (0..32).collect(),
-            clut: (0..64).collect(),
-        }],
-    }
-    .to_bytes()
-    .unwrap()
+    crate::tim2::clut4_test_file(8, 8, (0..32).collect(), (0..64).collect())
 }
 
 fn identity() -> [f32; 16] {

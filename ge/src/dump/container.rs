@@ -165,27 +165,22 @@ fn read_block(c: &mut Cursor<'_>, version: u32, expected: usize, block: &'static
 
 fn snappy(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
     let corrupt = |e: snap::Error| DumpErrorKind::Corrupt { block, offset, codec: "snappy", msg: e.to_string() };
+    let mismatch = |actual: usize| DumpErrorKind::SizeMismatch {
+        block,
+        offset,
+        codec: "snappy",
+        expected: expected as u64,
+        actual: actual as u64,
+    };
     // The raw format starts with the uncompressed length: check it before allocating.
     let declared = snap::raw::decompress_len(data).map_err(corrupt)?;
     if declared != expected {
-        return Err(DumpErrorKind::SizeMismatch {
-            block,
-            offset,
-            codec: "snappy",
-            expected: expected as u64,
-            actual: declared as u64,
-        });
+        return Err(mismatch(declared));
     }
     let mut out = vec![0u8; expected];
     let n = snap::raw::Decoder::new().decompress(data, &mut out).map_err(corrupt)?;
     if n != expected {
-        return Err(DumpErrorKind::SizeMismatch {
-            block,
-            offset,
-            codec: "snappy",
-            expected: expected as u64,
-            actual: n as u64,
-        });
+        return Err(mismatch(n));
     }
     Ok(out)
 }
