@@ -3,5 +3,6 @@
 
 pub mod pmo;
 pub mod pmp;
+pub mod scene;
 pub mod scenes;
 pub mod tim2;

@@ -29,6 +29,8 @@ enum Command {
     Replay(cli::replay::Args),
     /// Replay every dump in a directory against its reference image.
     Frametests(cli::frametests::Args),
+    /// Render a BBS model (.pmo) or map (.pmp) through the GE model to a PNG.
+    Render(cli::render::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
+        Command::Render(args) => cli::render::run(args),
     };
     match result {
         Ok(code) => code,

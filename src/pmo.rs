@@ -380,6 +380,35 @@ impl Joint {
 }
 
 impl Skeleton {
+    /// Global bind matrices (column-vector convention), chaining each joint's local bind
+    /// matrix onto its parent's. A parent that does not precede its child is treated as a
+    /// root (the samples' parents always precede their children).
+    pub fn bind_globals(&self) -> Vec<glam::Mat4> {
+        let mut g: Vec<glam::Mat4> = Vec::with_capacity(self.joints.len());
+        for (i, j) in self.joints.iter().enumerate() {
+            let local = glam::Mat4::from_cols_array(&j.local);
+            let m = match j.parent_index().filter(|&p| p < i) {
+                Some(p) => g[p] * local,
+                None => local,
+            };
+            g.push(m);
+        }
+        g
+    }
+
+    /// Skinning matrices G_j · InvBind_j for joint globals `globals` (one per joint; missing
+    /// entries use the bind pose, i.e. the identity).
+    pub fn skin_matrices(&self, globals: &[glam::Mat4]) -> Vec<glam::Mat4> {
+        self.joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| match globals.get(i) {
+                Some(g) => *g * glam::Mat4::from_cols_array(&j.inverse_global),
+                None => glam::Mat4::IDENTITY,
+            })
+            .collect()
+    }
+
     fn parse(b: &[u8], s: usize) -> Result<Skeleton, PmoError> {
         if !s.is_multiple_of(4) {
             return Err(PmoError::Misaligned { offset: 0x0C, what: "skeleton offset", align: 4 });

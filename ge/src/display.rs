@@ -131,6 +131,17 @@ impl Image {
         Image { width, height, rgba }
     }
 
+    /// The top-left `width` x `height` part (clamped to the image).
+    pub fn crop(&self, width: u32, height: u32) -> Image {
+        let (w, h) = (width.min(self.width), height.min(self.height));
+        let mut rgba = Vec::with_capacity(w as usize * h as usize * 4);
+        for y in 0..h as usize {
+            let row = y * self.width as usize * 4;
+            rgba.extend_from_slice(&self.rgba[row..row + w as usize * 4]);
+        }
+        Image { width: w, height: h, rgba }
+    }
+
     /// Pixel (x, y), or transparent black outside the image.
     #[inline]
     pub fn get(&self, x: u32, y: u32) -> [u8; 4] {

@@ -13,6 +13,9 @@ pub struct Args {
     /// Save the screenshot (512x272 PNG, like PPSSPP's --screenshot-save).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Save only the visible 480x272 screen (as `render` does) instead of the 512-pixel stride.
+    #[arg(long)]
+    pub screen: bool,
     /// Reference image (PNG or BMP) to compare with.
     #[arg(long)]
     pub compare: Option<PathBuf>,
@@ -37,7 +40,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let img = render_dump_traced(&args.dump, args.trace_pixel)?;
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(out) = &args.output {
-        img.save_png(out).with_context(|| format!("saving {}", out.display()))?;
+        if args.screen {
+            super::render::save_screen(&img, out)?;
+        } else {
+            img.save_png(out).with_context(|| format!("saving {}", out.display()))?;
+        }
     }
     let Some(reference) = &args.compare else {
         println!("replayed {} in {ms:.1} ms", args.dump.display());

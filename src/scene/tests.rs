@@ -1,0 +1,1 @@
+// scene tests live in examples until synth lands
