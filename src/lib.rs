@@ -4,5 +4,6 @@
 pub mod pmo;
 pub mod pmp;
 pub mod scene;
+pub mod shared;
 pub mod scenes;
 pub mod tim2;
