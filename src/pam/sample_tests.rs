@@ -59,11 +59,11 @@ fn test_pam_header_masks_and_channel_forms() {
             assert_eq!((k[0].frame, k[k.len() - 1].frame), (0, 89));
         }
     }
-    // OpenKh PamTests values, exact as f32.
+    // OpenKh PamTests values (decimal of the f64 widening), exact as f32.
     let max = |bone: usize, k: ChannelKind| a.bones[bone].get(k).unwrap().max;
-    assert_eq!(max(1, ChannelKind::TranslationX), 1.818989362888275e-14_f32);
-    assert_eq!(max(2, ChannelKind::TranslationX), -0.027958117425441742_f32);
-    assert_eq!(max(52, ChannelKind::RotationZ), 0.17539772391319275_f32);
+    assert_eq!(max(1, ChannelKind::TranslationX), (1.818989362888275e-14_f64 as f32));
+    assert_eq!(max(2, ChannelKind::TranslationX), (-0.027958117425441742_f64 as f32));
+    assert_eq!(max(52, ChannelKind::RotationZ), (0.17539772391319275_f64 as f32));
     // The name fills 10 of 12 bytes; nothing else is in the table.
     assert!(pam.empty_slot_names.is_empty());
     assert_eq!(pam.find("OpenKHAnim").map(|x| x.0), Some(0));
@@ -123,9 +123,9 @@ fn test_pam_evaluated_channels_match_reference() {
         }
     }
     // The example in animation-formats.md §1.3, independent of the JSON.
-    let want = [-0.0310976, -0.0281814, 0.0541336, 1.1999845, 0.2258105, 1.3677911, 1.0, 1.0, 1.0];
+    let want: [f64; 9] = [-0.0310976, -0.0281814, 0.0541336, 1.1999845, 0.2258105, 1.3677911, 1.0, 1.0, 1.0];
     for (w, g) in want.iter().zip(a.evaluate(44.5)[2].to_array()) {
-        assert!((w - g).abs() <= 1e-6, "{w} vs {g}");
+        assert!((w - f64::from(g)).abs() <= 1e-6, "{w} vs {g}");
     }
 }
 
