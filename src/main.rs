@@ -29,6 +29,8 @@ enum Command {
     Replay(cli::replay::Args),
     /// Replay every dump in a directory against its reference image.
     Frametests(cli::frametests::Args),
+    /// List a BBS PAM's animations and channels, optionally evaluated at a frame.
+    Pam(cli::pam::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
+        Command::Pam(args) => cli::pam::run(args),
     };
     match result {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod disasm;
 pub mod frametests;
+pub mod pam;
 pub mod replay;
 
 use anyhow::Context;
