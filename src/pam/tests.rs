@@ -250,6 +250,41 @@ fn scale_channels_and_scale_inheritance() {
 }
 
 #[test]
+fn hostile_parents_are_roots_and_counts_may_differ() {
+    use crate::pmo::{Joint, Skeleton};
+    let joint = |parent: u32, y: f32| Joint {
+        index: 0,
+        parent,
+        skin_index: 0,
+        reserved: 0,
+        name: [0; 16],
+        local: Mat4::from_translation(Vec3::new(0.0, y, 0.0)).to_cols_array(),
+        inverse_global: Mat4::IDENTITY.to_cols_array(),
+    };
+    // Forward, self and out-of-range parents are treated as roots; joint 3 chains onto 0.
+    let sk = Skeleton {
+        unknown: 0,
+        skinned_count: 4,
+        skin_start: 0,
+        joints: vec![joint(2, 1.0), joint(1, 2.0), joint(0x7FFF_FFFF, 3.0), joint(0, 4.0)],
+    };
+    let g = bind_globals(&sk);
+    let ys: Vec<f32> = g.iter().map(|m| m.w_axis.y).collect();
+    assert_eq!(ys, [1.0, 2.0, 3.0, 5.0]);
+    // An animation with fewer bones than joints: bone 0 moves, joints 1..3 keep their bind local.
+    let c = Channel { max: 10.0, min: 10.0, keys: Keys::Constant };
+    let a = anim(1, vec![bone(&[(ChannelKind::TranslationX, c)])]);
+    let g = pose_globals(&sk, &a, 0.0, &PoseOptions::default());
+    assert_eq!(g[0].w_axis.truncate(), Vec3::new(10.0, 0.0, 0.0));
+    assert_eq!(g[3].w_axis.truncate(), Vec3::new(10.0, 4.0, 0.0));
+    assert_eq!(g[1].w_axis.y, 2.0);
+    // More bones than joints: the extra bones are ignored; short global lists give fewer skins.
+    let many = anim(1, vec![BoneChannels::default(); 9]);
+    assert_eq!(pose_globals(&sk, &many, 0.0, &PoseOptions::default()).len(), 4);
+    assert_eq!(skin_matrices(&sk, &g[..2]).len(), 2);
+}
+
+#[test]
 fn euler_orders_and_trs_composition() {
     let h = std::f32::consts::FRAC_PI_2;
     let bt = BoneTransform { translation: [10.0, 0.0, 0.0], rotation: [h, 0.0, h], scale: [1.0, 3.0, 1.0] };
