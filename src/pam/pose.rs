@@ -115,15 +115,14 @@ pub fn pose_globals(skeleton: &Skeleton, anim: &Animation, frame: f32, opts: &Po
     chain_globals(skeleton, &pose_locals(skeleton, anim, frame, opts.euler), opts.scale_inheritance)
 }
 
-/// Global bind matrices: the chained local bind matrices.
+/// Global bind matrices: the chained local bind matrices ([`Skeleton::bind_globals`]).
 pub fn bind_globals(skeleton: &Skeleton) -> Vec<Mat4> {
-    let locals: Vec<Mat4> = skeleton.joints.iter().map(|j| Mat4::from_cols_array(&j.local)).collect();
-    chain_globals(skeleton, &locals, ScaleInheritance::Full)
+    skeleton.bind_globals()
 }
 
-/// Skinning matrices G_j · InvBind_j, one per joint that has a global.
+/// Skinning matrices G_j · InvBind_j ([`Skeleton::skin_matrices`]).
 pub fn skin_matrices(skeleton: &Skeleton, globals: &[Mat4]) -> Vec<Mat4> {
-    skeleton.joints.iter().zip(globals).map(|(j, g)| *g * Mat4::from_cols_array(&j.inverse_global)).collect()
+    skeleton.skin_matrices(globals)
 }
 
 /// Test/reference helper (the render path skins on the GE): every vertex of `pmo`, both mesh

@@ -278,10 +278,13 @@ fn hostile_parents_are_roots_and_counts_may_differ() {
     assert_eq!(g[0].w_axis.truncate(), Vec3::new(10.0, 0.0, 0.0));
     assert_eq!(g[3].w_axis.truncate(), Vec3::new(10.0, 4.0, 0.0));
     assert_eq!(g[1].w_axis.y, 2.0);
-    // More bones than joints: the extra bones are ignored; short global lists give fewer skins.
+    // More bones than joints: the extra bones are ignored; joints missing from a short global
+    // list get the identity skin (they stay in bind pose).
     let many = anim(1, vec![BoneChannels::default(); 9]);
     assert_eq!(pose_globals(&sk, &many, 0.0, &PoseOptions::default()).len(), 4);
-    assert_eq!(skin_matrices(&sk, &g[..2]).len(), 2);
+    let skins = skin_matrices(&sk, &g[..2]);
+    assert_eq!(skins.len(), 4);
+    assert_eq!(skins[3], Mat4::IDENTITY);
 }
 
 #[test]
