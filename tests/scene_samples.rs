@@ -74,3 +74,41 @@ fn culling_keeps_the_outside_of_closed_meshes() {
         assert!(r < 10.0 && w > 10.0 * r, "{name}: chosen winding MSE {r}, other {w}");
     }
 }
+
+/// Skinning happens on the GE: the drawn silhouette of p01ex00 posed by test.pam at frame 0
+/// spans the same screen box as the CPU-skinned vertices (reference path `skin_positions`,
+/// checked against the independent decoder's bounding box in the PAM tests) projected with
+/// the same camera.
+#[test]
+fn ge_skinning_matches_cpu_skinning_on_screen() {
+    use psprender::pam::{self, pose::skin_positions, PoseOptions};
+    let (Some(model), Some(pam_path)) = (load("p01ex00.pmo"), psprender::shared::sample("bbs-pam/test.pam")) else {
+        return;
+    };
+    let pam = pam::Pam::parse(&std::fs::read(pam_path).unwrap()).unwrap();
+    let anim = pam.animations[0].as_ref().unwrap();
+    let sk = model.skeleton().unwrap();
+    let pose = pam::pose_globals(sk, anim, 0.0, &PoseOptions::default());
+    let mut opts = RenderOptions::default();
+    opts.policy.alpha_test = false; // every covered pixel counts, whatever its texel alpha
+    let cam = scene::auto_camera(&model, Some(&pose), &opts, 0.6, 0.2, 40.0);
+    let img = scene::render(&model, Some(&pose), &cam, &opts, 2).unwrap();
+    let bg = &opts.background[..3];
+    let (mut x0, mut y0, mut x1, mut y1) = (480u32, 272u32, 0u32, 0u32);
+    for y in 0..272 {
+        for x in 0..480 {
+            if img.get(x, y)[..3] != *bg {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+        }
+    }
+    let cpu = skin_positions(&model.pmos[0], &sk.skin_matrices(&pose));
+    let (mut a0, mut b0, mut a1, mut b1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for p in cpu {
+        let (sx, sy) = cam.project(p).unwrap();
+        (a0, b0, a1, b1) = (a0.min(sx), b0.min(sy), a1.max(sx), b1.max(sy));
+    }
+    for (drawn, cpu) in [(x0, a0), (y0, b0), (x1, a1), (y1, b1)] {
+        assert!((drawn as f32 - cpu).abs() <= 2.0, "drawn box {x0},{y0}-{x1},{y1} vs CPU {a0},{b0}-{a1},{b1}");
+    }
+}
