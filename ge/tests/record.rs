@@ -451,3 +451,34 @@ fn nothing_is_recorded_unless_recording() {
     );
     assert!(ge.finish_recording(DISPLAY).is_none());
 }
+
+#[test]
+fn indexed_bezier_patch() {
+    let mut l = setup();
+    let mut v = Bytes::default();
+    for j in 0..4 {
+        for i in 0..4 {
+            let (x, y) = (-0.6 + 0.4 * i as f32, 0.6 - 0.4 * j as f32);
+            let z = if (1..3).contains(&i) && (1..3).contains(&j) { 0.8 } else { 0.0 };
+            v_col(&mut v, 0xFF00_0000 | (i * 0x50 + j * 0x5000) as u32, x, y, z);
+        }
+    }
+    v_col(&mut v, 0xFFFF_FFFF, 0.0, 0.0, 0.0); // never indexed
+                                               // Control points through u8 indices, in reverse order.
+    let idx: Vec<u8> = (0..16).rev().collect();
+    l.cmd(op::VERTEXTYPE, VT_COL_POS | (1 << 11))
+        .cmd(op::PATCHDIVISION, 6 | (6 << 8))
+        .cmd(op::PATCHPRIMITIVE, 0)
+        .vertices(&v.0)
+        .indices(&idx)
+        .cmd(op::BEZIER, 4 | (4 << 8))
+        .finish();
+    let d = check(&l, |_| {});
+    let i = d.records.iter().position(|r| r.kind == RecordKind::Indices).unwrap();
+    assert_eq!(d.payload(&d.records[i]), &idx[..]);
+    assert_eq!(d.payload(&d.records[i + 1]), &v.0[..16 * 16]);
+    assert_eq!(first_cmd_after(&d, i + 1), Some(op::BEZIER));
+    let mut ge = Ge::new();
+    l.run(&mut ge).unwrap();
+    assert!(!has_pixel(ge.mem.vram(), 240, 136, 0xFF20_2020), "the patch is drawn");
+}
