@@ -264,7 +264,7 @@ fn call_to_bone_upload_then_skinned_draw() {
 #[test]
 fn block_transfers_to_vram_are_kept_and_to_ram_dropped() {
     let mut l = setup();
-    let src: Vec<u8> = (0..32 * 16).flat_map(|i: u32| (0xFF00_0000 | i * 0x0102_03).to_le_bytes()).collect();
+    let src: Vec<u8> = (0..32 * 16).flat_map(|i: u32| (0xFF00_0000 | (i * 0x0001_0203)).to_le_bytes()).collect();
     let a = l.add_data(&src);
     let ram_dst = l.add_data(&[0u8; 256]);
     l.cmd(op::TRANSFERSRC, a & 0xFF_FFF0)
@@ -320,7 +320,7 @@ fn block_transfers_to_vram_are_kept_and_to_ram_dropped() {
 #[test]
 fn through_mode_sprites_from_vram_textures_and_render_targets() {
     let mut l = setup();
-    let texels: Vec<u8> = (0..32 * 16).flat_map(|i: u32| (0xFF00_0000 | (i * 0x0301_07)).to_le_bytes()).collect();
+    let texels: Vec<u8> = (0..32 * 16).flat_map(|i: u32| (0xFF00_0000 | (i * 0x0003_0107)).to_le_bytes()).collect();
     let a = l.add_data(&texels);
     l.cmd(op::TRANSFERSRC, a & 0xFF_FFF0)
         .cmd(op::TRANSFERSRCW, ((a >> 8) & 0xFF_0000) | 32)
@@ -394,7 +394,7 @@ fn recording_started_mid_frame_reproduces_the_earlier_state() {
     }
     // 32×16 CLUT4 texels in rows of 64 (32 bytes apart): a replay that lost the buffer
     // width would read other bytes.
-    let tex: Vec<u8> = (0..512u32).map(|i| (i * 7 % 16 | (i * 3 % 13) << 4) as u8).collect();
+    let tex: Vec<u8> = (0..512u32).map(|i| ((i * 7 % 16) | ((i * 3 % 13) << 4)) as u8).collect();
     first
         .clut(&clut.0)
         .cmd(op::CLUTFORMAT, 3 | (0xFF << 8))
