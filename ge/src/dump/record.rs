@@ -16,8 +16,8 @@
 //! Design: the [`Recorder`] lives in the `Ge` while recording and is shown every command
 //! word just before it executes (flow control already resolved by [`Ge::run_list`]),
 //! exactly where PPSSPP calls `Recorder::NotifyCommand`. It is a pure observer: it never
-//! changes what the GE draws. The one GE call it makes, a flush before a block transfer,
-//! is the flush the GE itself performs at that same point.
+//! changes what the GE draws. The one GE call it makes while recording, a flush before a
+//! block transfer, is the flush the GE itself performs at that same point.
 //!
 //! What is written, in order (§4):
 //! * INIT (the 2,048-byte context of §3.2, v1 matrix layout) and a 1,024-byte CLUT record
@@ -116,8 +116,11 @@ pub struct Recorder {
 
 impl Ge {
     /// Start recording a frame dump of everything executed from now on (a recording in
-    /// progress is discarded). The INIT record snapshots the current state.
+    /// progress is discarded). The INIT record snapshots the current state. Draws still
+    /// binned are rasterized first so that the start VRAM sent is complete (a no-op after
+    /// [`Ge::run_list`], which always ends flushed).
     pub fn start_recording(&mut self) {
+        self.flush();
         self.recorder = Some(Box::new(Recorder::begin(self)));
     }
 
