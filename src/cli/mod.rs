@@ -2,6 +2,7 @@
 
 pub mod demo;
 pub mod disasm;
+pub mod export_dump;
 pub mod frametests;
 pub mod render;
 pub mod pam;
