@@ -4,4 +4,5 @@
 pub mod pmo;
 pub mod pmp;
 pub mod scenes;
+pub mod synth;
 pub mod tim2;
