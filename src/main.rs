@@ -21,6 +21,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// List every vertex of a PMO/PMP as the GE decodes it (bit-exact, text or JSON).
+    Decode(cli::decode::Args),
     /// Render the built-in demo scene (no input files) to a PNG.
     Demo(cli::demo::Args),
     /// Disassemble a frame dump's GE command stream.
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.verbose);
     let result = match cli.command {
+        Command::Decode(args) => cli::decode::run(args),
         Command::Demo(args) => cli::demo::run(args),
         Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
