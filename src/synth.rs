@@ -21,6 +21,8 @@
 //! documentation and readers (`OpenKh.Bbs/Pmo.cs`, `docs/bbs/file/type/pmo.md`) know no
 //! morphing, so no renderer of PMOs could draw them meaningfully.
 
+pub mod anim;
+pub mod goldens;
 pub mod mesh;
 pub mod tim2gen;
 
@@ -245,7 +247,8 @@ fn bind_globals() -> [Mat4; 4] {
 const COLUMN_SCALE: f32 = 2.5;
 
 /// The skeleton of [`bind_globals`]: parent chain, local = G_parent⁻¹·G, inverse = G⁻¹.
-fn skeleton() -> Skeleton {
+/// Shared by [`skinned_model`], [`demo_model`] and [`anim::column_animation`].
+pub fn column_skeleton() -> Skeleton {
     let g = bind_globals();
     let names: [&[u8]; 4] = [b"root", b"lower", b"upper", b"tip"];
     let joints = (0..4)
@@ -317,7 +320,7 @@ fn column_parts(weight_format: u32, vtype: u32, texture: u8) -> Vec<Part> {
 
 fn skinned_column(weight_format: u32, vtype: u32) -> Pmo {
     let tex = vec![texture("column", tim2_image(TexKind::Clut8_32_csm1, 64, 64))];
-    model([column_parts(weight_format, vtype, 0), vec![]], tex, Some(skeleton()), COLUMN_SCALE)
+    model([column_parts(weight_format, vtype, 0), vec![]], tex, Some(column_skeleton()), COLUMN_SCALE)
 }
 
 /// A skinned column: 4-joint chain with rotated bind poses, two sections with 8-entry joint
@@ -395,5 +398,5 @@ pub fn demo_model() -> Pmo {
         texture("pedestal", tim2_image(TexKind::Clut4_16, 32, 32)),
         texture("halo", tim2_image(TexKind::Direct5551, 32, 32)),
     ];
-    model([list0, vec![halo]], textures, Some(skeleton()), COLUMN_SCALE)
+    model([list0, vec![halo]], textures, Some(column_skeleton()), COLUMN_SCALE)
 }

@@ -5,8 +5,8 @@ pub mod demo;
 pub mod disasm;
 pub mod export_dump;
 pub mod frametests;
-pub mod render;
 pub mod pam;
+pub mod render;
 pub mod replay;
 
 use anyhow::Context;

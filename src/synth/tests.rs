@@ -179,7 +179,7 @@ fn skinned_models() -> Vec<(String, Pmo)> {
 /// Chained local matrices reproduce the global bind pose whose inverse is stored.
 #[test]
 fn skeleton_chain_matches_inverse_bind() {
-    let s = skeleton();
+    let s = column_skeleton();
     assert!(s.joints.len() >= 3);
     let mut global: Vec<Mat4> = Vec::new();
     for (i, j) in s.joints.iter().enumerate() {
