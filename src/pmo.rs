@@ -180,6 +180,27 @@ fn f32s<const N: usize>(b: &[u8], off: usize) -> [f32; N] {
     std::array::from_fn(|i| le::f32(b, off + 4 * i).unwrap())
 }
 
+impl Header {
+    /// A header as the samples and OpenKh's writer have it (number 1, group 1, version 3,
+    /// flag 0x8000), with `model_scale`, no offsets (the writer fills them) and a zero box.
+    pub fn new(model_scale: f32) -> Header {
+        Header {
+            number: 1,
+            group: 1,
+            version: 3,
+            pad7: 0,
+            pad9: 0,
+            flag: 0x8000,
+            skeleton_offset: 0,
+            mesh_offsets: [0, 0],
+            triangle_count: 0,
+            vertex_count: 0,
+            model_scale,
+            bounding_box: [[0.0, 0.0, 0.0, 1.0]; 8],
+        }
+    }
+}
+
 impl Section {
     pub fn vtype(&self) -> u32 {
         self.vertex_flags & 0x00FF_FFFF

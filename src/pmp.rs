@@ -178,20 +178,7 @@ mod tests {
     fn pmo() -> Vec<u8> {
         let vt = 2 | 3 << 7; // u16 uv, float position
         let mut m = Pmo {
-            header: Header {
-                number: 1,
-                group: 1,
-                version: 3,
-                pad7: 0,
-                pad9: 0,
-                flag: 0xA000,
-                skeleton_offset: 0,
-                mesh_offsets: [0, 0],
-                triangle_count: 0,
-                vertex_count: 0,
-                model_scale: 1.0,
-                bounding_box: [[0.0; 4]; 8],
-            },
+            header: Header { flag: 0xA000, bounding_box: [[0.0; 4]; 8], ..Header::new(1.0) },
             textures: vec![TextureInfo {
                 tim2_offset: 0,
                 name: *b"maptex\0\0\0\0\0\0",

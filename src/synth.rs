@@ -126,26 +126,7 @@ fn model(lists: [Vec<Part>; 2], textures: Vec<TextureInfo>, skeleton: Option<Ske
         let pick = |k: usize, bit: usize| if i >> bit & 1 == 0 { lo[k] } else { hi[k] };
         [pick(0, 0), pick(1, 2), pick(2, 1), 1.0]
     });
-    let mut m = Pmo {
-        header: Header {
-            number: 1,
-            group: 1,
-            version: 3,
-            pad7: 0,
-            pad9: 0,
-            flag: 0x8000,
-            skeleton_offset: 0,
-            mesh_offsets: [0, 0],
-            triangle_count: 0,
-            vertex_count: 0,
-            model_scale: scale,
-            bounding_box,
-        },
-        textures,
-        meshes,
-        skeleton,
-        file_size: 0,
-    };
+    let mut m = Pmo { header: Header { bounding_box, ..Header::new(scale) }, textures, meshes, skeleton, file_size: 0 };
     m.pack();
     m
 }

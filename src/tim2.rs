@@ -295,6 +295,28 @@ impl Picture {
         Ok(())
     }
 
+    /// A single-level picture with no GS register images or extra header bytes;
+    /// `clut_colors` is taken from the CLUT length.
+    pub fn new(image_type: u8, clut_type: u8, width: u16, height: u16, image: Vec<u8>, clut: Vec<u8>) -> Picture {
+        let es = clut_entry_size(clut_type).unwrap_or(1);
+        Picture {
+            clut_colors: u16::try_from(clut.len() / es).unwrap_or(u16::MAX),
+            picture_format: 0,
+            mipmaps: 1,
+            clut_type,
+            image_type,
+            width,
+            height,
+            gs_tex0: 0,
+            gs_tex1: 0,
+            gs_regs: 0,
+            gs_clut: 0,
+            ext_header: Vec::new(),
+            image,
+            clut,
+        }
+    }
+
     pub fn is_indexed(&self) -> bool {
         matches!(self.image_type, 4 | 5)
     }
@@ -376,22 +398,7 @@ pub(crate) fn clut4_test_file(width: u16, height: u16, image: Vec<u8>, clut: Vec
         version: 4,
         format: 0,
         reserved: [0; 8],
-        pictures: vec![Picture {
-            clut_colors: 16,
-            picture_format: 0,
-            mipmaps: 1,
-            clut_type: 3,
-            image_type: 4,
-            width,
-            height,
-            gs_tex0: 0,
-            gs_tex1: 0,
-            gs_regs: 0,
-            gs_clut: 0,
-            ext_header: vec![],
-            image,
-            clut,
-        }],
+        pictures: vec![Picture { clut_colors: 16, ..Picture::new(4, 3, width, height, image, clut) }],
     }
     .to_bytes()
     .expect("a valid TIM2")
@@ -405,22 +412,9 @@ mod tests {
         let bpp = bits_per_pixel(image_type).unwrap();
         let n = (usize::from(w) * bpp as usize).div_ceil(8) * usize::from(h);
         let es = clut_entry_size(clut_type).unwrap_or(0);
-        Picture {
-            clut_colors: colors,
-            picture_format: 0,
-            mipmaps: 1,
-            clut_type,
-            image_type,
-            width: w,
-            height: h,
-            gs_tex0: 0x1234,
-            gs_tex1: 0,
-            gs_regs: 0,
-            gs_clut: 0,
-            ext_header: Vec::new(),
-            image: (0..n).map(|i| (i * 7) as u8).collect(),
-            clut: (0..usize::from(colors) * es).map(|i| (i * 13 + 1) as u8).collect(),
-        }
+        let image = (0..n).map(|i| (i * 7) as u8).collect();
+        let clut = (0..usize::from(colors) * es).map(|i| (i * 13 + 1) as u8).collect();
+        Picture { clut_colors: colors, gs_tex0: 0x1234, ..Picture::new(image_type, clut_type, w, h, image, clut) }
     }
 
     fn sample() -> Tim2 {

@@ -37,20 +37,7 @@ fn cat(parts: &[Vec<u8>]) -> Vec<u8> {
 
 fn pmo(list0: Vec<Section>, list1: Vec<Section>, skeleton: Option<Skeleton>) -> Pmo {
     let mut m = Pmo {
-        header: Header {
-            number: 7,
-            group: 1,
-            version: 3,
-            pad7: 0,
-            pad9: 0,
-            flag: 0x8000,
-            skeleton_offset: 0,
-            mesh_offsets: [0, 0],
-            triangle_count: 0,
-            vertex_count: 0,
-            model_scale: 1.5,
-            bounding_box: [[0.0, 0.0, 0.0, 1.0]; 8],
-        },
+        header: Header { number: 7, ..Header::new(1.5) },
         textures: vec![TextureInfo {
             tim2_offset: 0,
             name: *b"ext\0\0\0\0\0\0\0\0\0",

@@ -61,18 +61,8 @@ fn skeleton(n: usize) -> Skeleton {
 fn model(lists: [Vec<Section>; 2], skinned: bool, textures: usize) -> Pmo {
     let mut m = Pmo {
         header: Header {
-            number: 1,
-            group: 1,
-            version: 3,
-            pad7: 0,
-            pad9: 0,
-            flag: 0x8000,
-            skeleton_offset: 0,
-            mesh_offsets: [0, 0],
-            triangle_count: 0,
-            vertex_count: 0,
-            model_scale: 1.5,
             bounding_box: std::array::from_fn(|i| [i as f32, -(i as f32), 0.25, 1.0]),
+            ..Header::new(1.5)
         },
         textures: (0..textures)
             .map(|i| TextureInfo {

@@ -14,23 +14,6 @@ const VT_UV16_F32: u32 = 2 | (3 << 7);
 /// u8 weights ×2, float positions (stride 16: weights at 0, position at 4).
 const VT_W8X2_F32: u32 = (1 << 9) | (1 << 14) | (3 << 7);
 
-fn header(scale: f32) -> Header {
-    Header {
-        number: 1,
-        group: 1,
-        version: 3,
-        pad7: 0,
-        pad9: 0,
-        flag: 0,
-        skeleton_offset: 0,
-        mesh_offsets: [0, 0],
-        triangle_count: 0,
-        vertex_count: 0,
-        model_scale: scale,
-        bounding_box: [[0.0; 4]; 8],
-    }
-}
-
 fn uv_vertex(b: &mut Vec<u8>, u: u16, v: u16, p: [f32; 3]) {
     b.extend_from_slice(&u.to_le_bytes());
     b.extend_from_slice(&v.to_le_bytes());
@@ -67,7 +50,7 @@ fn quad_model() -> Pmo {
     }
     let tim2 = crate::tim2::clut4_test_file(8, 8, (0..32).collect(), (0..64).collect());
     let mut m = Pmo {
-        header: header(2.0),
+        header: Header::new(2.0),
         textures: vec![TextureInfo {
             tim2_offset: 0,
             name: *b"quad\0\0\0\0\0\0\0\0",
@@ -113,7 +96,7 @@ fn skinned_model() -> Pmo {
     let mut s = section(VT_W8X2_F32 | FLAG_UNIFORM_DIFFUSE | TRIANGLES, 0x0004, vec![], v, 16);
     s.joints = Some([1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
     let mut m = Pmo {
-        header: header(1.5),
+        header: Header::new(1.5),
         textures: vec![],
         meshes: [vec![s], vec![]],
         skeleton: Some(crate::pmo::Skeleton {

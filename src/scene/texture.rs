@@ -147,22 +147,7 @@ mod tests {
     use super::*;
 
     fn picture(image_type: u8, clut_type: u8, w: u16, h: u16, image: Vec<u8>, clut: Vec<u8>, colors: u16) -> Picture {
-        Picture {
-            clut_colors: colors,
-            picture_format: 0,
-            mipmaps: 1,
-            clut_type,
-            image_type,
-            width: w,
-            height: h,
-            gs_tex0: 0,
-            gs_tex1: 0,
-            gs_regs: 0,
-            gs_clut: 0,
-            ext_header: Vec::new(),
-            image,
-            clut,
-        }
+        Picture { clut_colors: colors, ..Picture::new(image_type, clut_type, w, h, image, clut) }
     }
 
     #[test]

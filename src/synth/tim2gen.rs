@@ -215,19 +215,7 @@ pub fn picture(kind: TexKind, w: u32, h: u32, holes: bool) -> Picture {
     };
     Picture {
         clut_colors: palette.len() as u16,
-        picture_format: 0,
-        mipmaps: 1,
-        clut_type,
-        image_type,
-        width: w as u16,
-        height: h as u16,
-        gs_tex0: 0,
-        gs_tex1: 0,
-        gs_regs: 0,
-        gs_clut: 0,
-        ext_header: Vec::new(),
-        image,
-        clut,
+        ..Picture::new(image_type, clut_type, w as u16, h as u16, image, clut)
     }
 }
 

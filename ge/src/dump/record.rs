@@ -60,25 +60,7 @@ use std::hash::{Hash, Hasher};
 /// Game ID written into recorded dumps (9 characters fill the header field, §2.1).
 pub const RECORDER_GAME_ID: &str = "PSPRENDER";
 
-/// Registers of the INIT snapshot, in order (§3.2) [PP GPUState.cpp contextCmdRanges].
-const CONTEXT_RANGES: [(u8, u8); 16] = [
-    (0x00, 0x02),
-    (0x10, 0x10),
-    (0x12, 0x28),
-    (0x2C, 0x33),
-    (0x36, 0x38),
-    (0x42, 0x4D),
-    (0x50, 0x51),
-    (0x53, 0x58),
-    (0x5B, 0xB5),
-    (0xB8, 0xC3),
-    (0xC5, 0xD0),
-    (0xD2, 0xE9),
-    (0xEB, 0xEC),
-    (0xEE, 0xEE),
-    (0xF0, 0xF6),
-    (0xF8, 0xF9),
-];
+use super::replay::CONTEXT_RANGES;
 
 /// Bits per texel by TEXFORMAT [PP TextureDecoder.cpp textureBitsPerPixel].
 const TEX_BITS: [u64; 16] = [16, 16, 16, 32, 4, 8, 16, 32, 4, 8, 8, 0, 0, 0, 0, 0];

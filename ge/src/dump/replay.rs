@@ -36,7 +36,7 @@ const LIST_BUF_SIZE: u64 = 256 << 10;
 const BASE_INVALID: u32 = 0xFFFF_FFFF;
 
 /// Registers held in an INIT snapshot, in order (§3.2) [PP GPUState.cpp contextCmdRanges].
-const CONTEXT_RANGES: [(u8, u8); 16] = [
+pub(crate) const CONTEXT_RANGES: [(u8, u8); 16] = [
     (0x00, 0x02),
     (0x10, 0x10),
     (0x12, 0x28),
