@@ -5,6 +5,7 @@
 //!   `../shared`. One iteration = build the display list + run it on a reused GE + capture,
 //!   i.e. one viewer/sequence frame.
 //! * `fresh_ge`: the same for p01ex00 on a fresh GE per frame (what `render` does once).
+//! * `posed`: p01ex00 posed by test.pam, a new frame each iteration.
 
 use psprender::scene::{self, camera::Camera, Model, RenderOptions};
 use std::sync::OnceLock;
@@ -46,4 +47,25 @@ fn fresh_ge<const THREADS: usize>(bencher: divan::Bencher) {
     let Some((m, cam)) = model("p01ex00.pmo") else { return };
     let opts = RenderOptions::default();
     bencher.bench_local(|| scene::render(m, None, cam, &opts, THREADS).unwrap());
+}
+
+/// p01ex00 posed by test.pam: PAM evaluation + posing + list build + GE run per iteration
+/// (one animation frame as the viewer or a sequence renders it); frames cycle 0..90.
+#[divan::bench(consts = [1, 2])]
+fn posed<const THREADS: usize>(bencher: divan::Bencher) {
+    let Some((m, cam)) = model("p01ex00.pmo") else { return };
+    let Some(path) = psprender::shared::sample("bbs-pam/test.pam") else { return };
+    let pam = psprender::pam::Pam::parse(&std::fs::read(path).unwrap()).unwrap();
+    let anim = pam.animations[0].as_ref().unwrap();
+    let sk = m.skeleton().unwrap();
+    let opts = RenderOptions::default();
+    let mut ge = ge::Ge::new();
+    ge.set_threads(THREADS);
+    let mut f = 0u32;
+    bencher.bench_local(|| {
+        f = (f + 1) % 90;
+        let pose = psprender::pam::pose_globals(sk, anim, f as f32, &Default::default());
+        let frame = scene::build_frame(m, Some(&pose), cam, &opts).unwrap();
+        frame.render(&mut ge).unwrap()
+    });
 }
