@@ -6,3 +6,4 @@ pub mod pmp;
 pub mod scene;
 pub mod scenes;
 pub mod tim2;
+pub mod viewer;

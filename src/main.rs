@@ -31,6 +31,8 @@ enum Command {
     Frametests(cli::frametests::Args),
     /// Render a BBS model (.pmo) or map (.pmp) through the GE model to a PNG.
     Render(cli::render::Args),
+    /// Interactive window: orbit a model (or map) drawn by the GE model, play animations.
+    View(cli::view::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
         Command::Render(args) => cli::render::run(args),
+        Command::View(args) => cli::view::run(args),
     };
     match result {
         Ok(code) => code,

@@ -5,6 +5,7 @@ pub mod disasm;
 pub mod frametests;
 pub mod render;
 pub mod replay;
+pub mod view;
 
 use anyhow::Context;
 use ge::display::Image;
