@@ -31,6 +31,8 @@ enum Command {
     Frametests(cli::frametests::Args),
     /// Render a BBS model (.pmo) or map (.pmp) through the GE model to a PNG.
     Render(cli::render::Args),
+    /// List a BBS PAM's animations and channels, optionally evaluated at a frame.
+    Pam(cli::pam::Args),
     /// Interactive window: orbit a model (or map) drawn by the GE model, play animations.
     View(cli::view::Args),
 }
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
         Command::Render(args) => cli::render::run(args),
+        Command::Pam(args) => cli::pam::run(args),
         Command::View(args) => cli::view::run(args),
     };
     match result {

@@ -44,10 +44,10 @@ pub use camera::{DEFAULT_FOV, DEFAULT_PITCH};
 
 #[derive(Debug, Error)]
 pub enum SceneError {
-    #[error("model {pmo}: texture {index} ({name}): {source}")]
-    Tim2 { pmo: usize, index: usize, name: String, source: crate::tim2::Tim2Error },
-    #[error("model {pmo}: texture {index} ({name}): {source}")]
-    Texture { pmo: usize, index: usize, name: String, source: texture::TextureError },
+    #[error("texture {index} ({name}), TIM2 at file offset {offset:#x}: {source}")]
+    Tim2 { index: usize, name: String, offset: u32, source: crate::tim2::Tim2Error },
+    #[error("texture {index} ({name}), TIM2 at file offset {offset:#x}: {source}")]
+    Texture { index: usize, name: String, offset: u32, source: texture::TextureError },
     #[error("display list needs {bytes} bytes of commands, more than the {limit} reserved")]
     ListTooLong { bytes: usize, limit: u32 },
     #[error("section {0} does not exist")]
@@ -85,13 +85,10 @@ impl Model {
                     None
                 }
                 Some(r) => {
-                    let tim2 = r.map_err(|source| SceneError::Tim2 { pmo: 0, index, name: name.clone(), source })?;
-                    let g = GeTexture::from_tim2(&tim2).map_err(|source| SceneError::Texture {
-                        pmo: 0,
-                        index,
-                        name,
-                        source,
-                    })?;
+                    let offset = t.tim2_offset;
+                    let tim2 = r.map_err(|source| SceneError::Tim2 { index, name: name.clone(), offset, source })?;
+                    let g = GeTexture::from_tim2(&tim2)
+                        .map_err(|source| SceneError::Texture { index, name, offset, source })?;
                     Some(Arc::new(g))
                 }
             });
@@ -109,9 +106,9 @@ impl Model {
         let mut converted: Vec<Option<Arc<GeTexture>>> = Vec::new();
         for (index, t) in pmp.textures.iter().enumerate() {
             let g = GeTexture::from_tim2(&t.tim2).map_err(|source| SceneError::Texture {
-                pmo: usize::MAX,
                 index,
                 name: t.name(),
+                offset: t.tim2_offset,
                 source,
             })?;
             converted.push(Some(Arc::new(g)));

@@ -4,6 +4,7 @@ pub mod demo;
 pub mod disasm;
 pub mod frametests;
 pub mod render;
+pub mod pam;
 pub mod replay;
 pub mod view;
 

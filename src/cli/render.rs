@@ -2,6 +2,8 @@
 //! automatic camera; the scene options ([`SceneArgs`]) are shared with `export-dump` and `view`.
 
 use anyhow::Context;
+use psprender::pam::pose::{pose_globals, EulerOrder, PoseOptions, ScaleInheritance};
+use psprender::pam::{Animation, Pam};
 use psprender::scene::policy::{Policy, ScaleIn};
 use psprender::scene::{self, camera::Camera, Model, RenderOptions};
 use std::path::PathBuf;
@@ -126,26 +128,216 @@ impl SceneArgs {
     }
 }
 
+/// Euler order of PAM rotations (see `pam::pose`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Euler {
+    /// R = Rz·Ry·Rx (evidence-backed).
+    Xyz,
+    /// R = Rx·Ry·Rz.
+    Zyx,
+}
+
+/// Whether joints inherit their parent's scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Inherit {
+    /// Parent scale removed before chaining (evidence-backed default).
+    None,
+    /// Plain matrix chaining.
+    Full,
+}
+
+/// Posing by a PAM animation (shared by `render`, `export-dump` and `view`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct PoseArgs {
+    /// A BBS PAM animation file for the model's skeleton.
+    #[arg(long)]
+    pub pam: Option<PathBuf>,
+    /// Animation slot index or name (default: the first non-empty slot).
+    #[arg(long, requires = "pam")]
+    pub anim: Option<String>,
+    /// Frame to pose (fractional frames interpolate).
+    #[arg(long, default_value_t = 0.0, requires = "pam")]
+    pub frame: f32,
+    /// PAM rotation order.
+    #[arg(long, value_enum, default_value = "xyz")]
+    pub euler: Euler,
+    /// PAM scale inheritance.
+    #[arg(long, value_enum, default_value = "none")]
+    pub inherit_scale: Inherit,
+}
+
+/// A loaded animation ready to pose a skeleton.
+pub struct Posing {
+    pub pam: Pam,
+    pub slot: usize,
+    pub options: PoseOptions,
+}
+
+impl Posing {
+    pub fn animation(&self) -> &Animation {
+        // `slot` always names a present animation (checked in `PoseArgs::load`).
+        self.pam.animations[self.slot].as_ref().expect("slot holds an animation")
+    }
+    pub fn globals(&self, skeleton: &psprender::pmo::Skeleton, frame: f32) -> Vec<glam::Mat4> {
+        pose_globals(skeleton, self.animation(), frame, &self.options)
+    }
+}
+
+impl PoseArgs {
+    pub fn options(&self) -> PoseOptions {
+        PoseOptions {
+            euler: match self.euler {
+                Euler::Xyz => EulerOrder::Xyz,
+                Euler::Zyx => EulerOrder::Zyx,
+            },
+            scale_inheritance: match self.inherit_scale {
+                Inherit::None => ScaleInheritance::None,
+                Inherit::Full => ScaleInheritance::Full,
+            },
+        }
+    }
+
+    /// The PAM and the chosen animation, or `None` without `--pam`.
+    pub fn load(&self, model: &Model) -> anyhow::Result<Option<Posing>> {
+        let Some(path) = &self.pam else { return Ok(None) };
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let pam = Pam::parse(&bytes).with_context(|| format!("parsing {}", path.display()))?;
+        let slot = match &self.anim {
+            Some(a) => {
+                pam.find(a).map(|(i, _)| i).with_context(|| format!("{}: no animation {a:?}", path.display()))?
+            }
+            None => pam
+                .animations
+                .iter()
+                .position(Option::is_some)
+                .with_context(|| format!("{}: no animations", path.display()))?,
+        };
+        let Some(skeleton) = model.skeleton() else {
+            anyhow::bail!("{} has no skeleton to pose", path.display());
+        };
+        let anim = pam.animations[slot].as_ref().expect("slot found above");
+        if anim.bones.len() != skeleton.joints.len() {
+            tracing::warn!(
+                bones = anim.bones.len(),
+                joints = skeleton.joints.len(),
+                "bone count differs from the skeleton"
+            );
+        }
+        Ok(Some(Posing { pam, slot, options: self.options() }))
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub scene: SceneArgs,
+    #[command(flatten)]
+    pub pose: PoseArgs,
+    /// Render frames A..B (inclusive, integers) in parallel; -o must hold a frame-number
+    /// pattern such as %04d.
+    #[arg(long, value_parser = parse_range, requires = "pam", conflicts_with = "frame")]
+    pub frames: Option<(u32, u32)>,
     /// Where to write the 480x272 PNG.
     #[arg(short, long, default_value = "out.png")]
     pub output: PathBuf,
+}
+
+fn parse_range(s: &str) -> Result<(u32, u32), String> {
+    let (a, b) = s.split_once("..").ok_or("expected A..B")?;
+    let a: u32 = a.trim().parse().map_err(|e| format!("{e}"))?;
+    let b: u32 = b.trim().trim_start_matches('=').parse().map_err(|e| format!("{e}"))?;
+    if b < a {
+        return Err(format!("empty range {a}..{b}"));
+    }
+    if b - a > 100_000 {
+        return Err("more than 100000 frames".into());
+    }
+    Ok((a, b))
+}
+
+/// Replace the first `%d` / `%0Nd` in `pattern` with `n`.
+pub fn frame_path(pattern: &std::path::Path, n: u32) -> Option<PathBuf> {
+    let s = pattern.to_str()?;
+    let at = s.find('%')?;
+    let rest = &s[at + 1..];
+    let end = rest.find('d')?;
+    let width: usize = if end == 0 { 0 } else { rest[..end].trim_start_matches('0').parse().ok()? };
+    Some(PathBuf::from(format!("{}{:0width$}{}", &s[..at], n, &rest[end + 1..])))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = std::time::Instant::now();
     let model = args.scene.load()?;
     let opts = args.scene.options();
-    let camera = args.scene.camera(&model, None, &opts);
-    let frame = scene::build_frame(&model, None, &camera, &opts)
+    let posing = args.pose.load(&model)?;
+    let skeleton = model.skeleton();
+    if let (Some((a, b)), Some(p), Some(sk)) = (args.frames, &posing, skeleton) {
+        return render_sequence(&args, &model, &opts, p, sk, a, b);
+    }
+    let pose = posing.as_ref().zip(skeleton).map(|(p, sk)| p.globals(sk, args.pose.frame));
+    let camera = args.scene.camera(&model, pose.as_deref(), &opts);
+    let frame = scene::build_frame(&model, pose.as_deref(), &camera, &opts)
         .with_context(|| format!("building the display list for {}", args.scene.model.display()))?;
     let mut ge = args.scene.new_ge();
     let img = frame.render(&mut ge).with_context(|| format!("rendering {}", args.scene.model.display()))?;
     save_screen(&img, &args.output)?;
     println!("wrote {} in {:.1} ms", args.output.display(), start.elapsed().as_secs_f64() * 1e3);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Frames `a..=b` in parallel (one GE per frame, one raster thread each), one camera framing
+/// every frame's pose, with a progress bar.
+fn render_sequence(
+    args: &Args,
+    model: &Model,
+    opts: &RenderOptions,
+    posing: &Posing,
+    skeleton: &psprender::pmo::Skeleton,
+    a: u32,
+    b: u32,
+) -> anyhow::Result<ExitCode> {
+    use rayon::prelude::*;
+    let start = std::time::Instant::now();
+    if frame_path(&args.output, a).is_none() {
+        anyhow::bail!("--frames needs an output pattern with %d or %0Nd, got {}", args.output.display());
+    }
+    let poses: Vec<Vec<glam::Mat4>> = (a..=b).map(|f| posing.globals(skeleton, f as f32)).collect();
+    let mut bounds = scene::camera::Bounds::EMPTY;
+    for p in &poses {
+        let fb = scene::model_bounds(model, Some(p), opts);
+        bounds.add(fb.min);
+        bounds.add(fb.max);
+    }
+    let mut camera =
+        Camera::framing(&bounds, args.scene.yaw.to_radians(), args.scene.pitch.to_radians(), args.scene.fov);
+    if let Some(d) = args.scene.distance {
+        camera.distance = d.max(1e-4);
+        camera.fit_clip(bounds.radius());
+    }
+    let bar = indicatif::ProgressBar::new(u64::from(b - a + 1));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let run = || -> anyhow::Result<()> {
+        poses.par_iter().enumerate().try_for_each(|(i, pose)| -> anyhow::Result<()> {
+            let n = a + i as u32;
+            let frame = scene::build_frame(model, Some(pose), &camera, opts)?;
+            let mut ge = ge::Ge::new();
+            ge.set_threads(1);
+            let img = frame.render(&mut ge).with_context(|| format!("rendering frame {n}"))?;
+            let path = frame_path(&args.output, n).expect("pattern checked above");
+            save_screen(&img, &path)?;
+            bar.inc(1);
+            Ok(())
+        })
+    };
+    match args.scene.threads {
+        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t.max(1)).build()?.install(run)?,
+        None => run()?,
+    }
+    bar.finish_and_clear();
+    println!("wrote {} frames in {:.1} ms", b - a + 1, start.elapsed().as_secs_f64() * 1e3);
     Ok(ExitCode::SUCCESS)
 }
 
