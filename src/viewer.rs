@@ -51,6 +51,9 @@ impl std::fmt::Debug for Clip {
 pub struct ViewerInput {
     pub model: Model,
     pub clips: Vec<Clip>,
+    /// Animation shown first (index into `clips`) and its starting frame.
+    pub start_clip: usize,
+    pub start_frame: f32,
     /// Starting options (the keys change sections, list filter and wireframe from here).
     pub options: RenderOptions,
     /// Starting camera (R returns to it).

@@ -97,7 +97,10 @@ pub fn wheel_notches(d: MouseScrollDelta) -> f32 {
 
 /// First `view-NNNN.png` in `dir` that does not exist yet.
 pub fn next_screenshot_path(dir: &Path) -> PathBuf {
-    (1..=9999).map(|n| dir.join(format!("view-{n:04}.png"))).find(|p| !p.exists()).unwrap_or_else(|| dir.join("view.png"))
+    (1..=9999)
+        .map(|n| dir.join(format!("view-{n:04}.png")))
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| dir.join("view.png"))
 }
 
 /// Presented frames per second, counted over about one second.
@@ -165,11 +168,12 @@ pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerSt
 
 impl App {
     fn new(input: ViewerInput, control: ViewerControl) -> App {
-        let ViewerInput { model, clips, options, camera, threads, title } = input;
-        let pose0 = clips.first().map(|c| (c.pose)(0.0));
-        let radius = model_bounds(&model, pose0.as_deref(), &options).radius();
+        let ViewerInput { model, clips, start_clip, start_frame, options, camera, threads, title } = input;
         let timings = clips.iter().map(|c| ClipTiming { frames: c.frames, fps: c.fps }).collect();
-        let mut state = ViewerState::new(camera, radius, options, model.section_count(), timings);
+        let mut state = ViewerState::new(camera, 1.0, options, model.section_count(), timings);
+        state.start(start_clip, start_frame);
+        let pose0 = clips.get(state.clip).map(|c| (c.pose)(state.time));
+        state.radius = model_bounds(&model, pose0.as_deref(), &state.opts).radius();
         let scale = control.scale.clamp(1, 8);
         state.window_scale = scale as f32;
         let mut ge = ge::Ge::new();
@@ -291,11 +295,8 @@ impl App {
     fn paint(&mut self) -> Result<(), ViewerError> {
         let interactive = self.interactive();
         let layout = self.layout;
-        let status = self.state.status(
-            self.clips.get(self.state.clip).map(|c| c.name.as_str()),
-            self.frame_ms,
-            self.fps.fps,
-        );
+        let status =
+            self.state.status(self.clips.get(self.state.clip).map(|c| c.name.as_str()), self.frame_ms, self.fps.fps);
         let joints = if self.state.skeleton && interactive {
             draw::joint_points(&self.model, &self.globals, &self.state.opts.policy)
         } else {

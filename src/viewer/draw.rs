@@ -367,9 +367,11 @@ mod tests {
 
     #[test]
     fn skeleton_joints_project_where_the_camera_says() {
-        let cam = Camera { target: Vec3::ZERO, yaw: 0.0, pitch: 0.0, distance: 10.0, fov_y: 40.0, near: 1.0, far: 20.0 };
+        let cam =
+            Camera { target: Vec3::ZERO, yaw: 0.0, pitch: 0.0, distance: 10.0, fov_y: 40.0, near: 1.0, far: 20.0 };
         let layout = Layout::fit(960, 544);
-        let joints = vec![(Vec3::ZERO, None), (Vec3::new(0.0, 1.0, 0.0), Some(0)), (Vec3::new(0.0, 0.0, 50.0), Some(1))];
+        let joints =
+            vec![(Vec3::ZERO, None), (Vec3::new(0.0, 1.0, 0.0), Some(0)), (Vec3::new(0.0, 0.0, 50.0), Some(1))];
         let mut buf = Vec::new();
         let mut c = canvas(&mut buf, 960, 544);
         draw_skeleton(&mut c, &layout, &cam, &joints);

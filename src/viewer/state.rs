@@ -184,6 +184,13 @@ impl ViewerState {
         }
     }
 
+    /// Show animation `clip` (clamped to the list) at `frame` (wrapped), paused.
+    pub fn start(&mut self, clip: usize, frame: f32) {
+        self.clip = clip.min(self.clips.len().saturating_sub(1));
+        self.time = self.timing().map_or(0.0, |c| wrap_frame(frame, c.frames));
+        self.playing = false;
+    }
+
     pub fn timing(&self) -> Option<ClipTiming> {
         self.clips.get(self.clip).copied()
     }
@@ -374,10 +381,13 @@ impl ViewerState {
         v.join(",")
     }
 
-    /// The overlay text line: frame time, fps, animation and frame, toggles.
+    /// The overlay text line: frame time (0 = not measured yet), fps, animation and frame,
+    /// toggles.
     pub fn status(&self, clip_name: Option<&str>, frame_ms: f64, fps: f64) -> String {
         // Playing: frames presented per second; otherwise what the frame time would allow.
-        let mut s = if self.playing {
+        let mut s = if frame_ms.is_nan() || frame_ms <= 0.0 {
+            "  -.- ms".to_string()
+        } else if self.playing {
             format!("{frame_ms:5.1} ms {fps:3.0} fps")
         } else {
             format!("{frame_ms:5.1} ms (max {:.0} fps)", 1000.0 / frame_ms.max(1e-3))
@@ -544,6 +554,18 @@ mod tests {
     }
 
     #[test]
+    fn start_position() {
+        let mut s = state(vec![clip(30.0, 30.0), clip(5.0, 10.0)]);
+        s.start(1, 7.5);
+        assert_eq!((s.clip, s.time), (1, 2.5));
+        s.start(9, 3.0);
+        assert_eq!((s.clip, s.time), (1, 3.0));
+        let mut e = state(vec![]);
+        e.start(2, 4.0);
+        assert_eq!((e.clip, e.time), (0, 0.0));
+    }
+
+    #[test]
     fn without_clips_playback_keys_do_nothing() {
         let mut s = state(vec![]);
         for k in [Key::Space, Key::Left, Key::Right, Key::Home, Key::End, Key::PrevClip, Key::NextClip, Key::PageUp] {
@@ -600,6 +622,8 @@ mod tests {
         );
         let b = state(vec![]);
         assert_eq!(b.status(None, 1.0, 0.0), "  1.0 ms (max 1000 fps) | bind pose | list all");
+        // Before the first measurement.
+        assert_eq!(b.status(None, 0.0, 0.0), "  -.- ms | bind pose | list all");
         s.handle(Input::Key(Key::Space));
         s.handle(Input::Key(Key::ListFilter));
         assert_eq!(s.status(Some("run"), 10.0, 59.6), " 10.0 ms  60 fps | run 1/1 f12.0/30 | list 0 | wire | hidden 1");
