@@ -2,10 +2,12 @@
 //! The command-line interface lives in `main.rs`.
 
 pub mod pam;
+pub mod decode;
 pub mod pmo;
 pub mod pmp;
 pub mod scene;
 pub mod shared;
 pub mod scenes;
+pub mod synth;
 pub mod tim2;
 pub mod viewer;

@@ -21,6 +21,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// List every vertex of a PMO/PMP as the GE decodes it (bit-exact, text or JSON).
+    Decode(cli::decode::Args),
     /// Render the built-in demo scene (no input files) to a PNG.
     Demo(cli::demo::Args),
     /// Disassemble a frame dump's GE command stream.
@@ -31,6 +33,8 @@ enum Command {
     Frametests(cli::frametests::Args),
     /// Render a BBS model (.pmo) or map (.pmp) through the GE model to a PNG.
     Render(cli::render::Args),
+    /// Record what `render` draws as a version-6 PPSSPP frame dump.
+    ExportDump(cli::export_dump::Args),
     /// List a BBS PAM's animations and channels, optionally evaluated at a frame.
     Pam(cli::pam::Args),
     /// Interactive window: orbit a model (or map) drawn by the GE model, play animations.
@@ -41,11 +45,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.verbose);
     let result = match cli.command {
+        Command::Decode(args) => cli::decode::run(args),
         Command::Demo(args) => cli::demo::run(args),
         Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
         Command::Render(args) => cli::render::run(args),
+        Command::ExportDump(args) => cli::export_dump::run(args),
         Command::Pam(args) => cli::pam::run(args),
         Command::View(args) => cli::view::run(args),
     };

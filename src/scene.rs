@@ -169,9 +169,20 @@ impl Model {
         }
     }
 
-    /// Number of sections of PMO 0 (list 0 then list 1), the numbering of `--section`.
+    /// Number of sections of PMO 0 (list 0 then list 1), the numbering of
+    /// [`RenderOptions::hidden`].
     pub fn section_count(&self) -> usize {
         self.pmos.first().map_or(0, |p| p.meshes[0].len() + p.meshes[1].len())
+    }
+
+    /// Longest mesh list `list` (or either list) among the PMOs.
+    fn list_len(&self, list: Option<usize>) -> usize {
+        let lists: &[usize] = match list {
+            Some(0) => &[0],
+            Some(_) => &[1],
+            None => &[0, 1],
+        };
+        self.pmos.iter().flat_map(|p| lists.iter().map(|&l| p.meshes[l].len())).max().unwrap_or(0)
     }
 }
 
@@ -182,11 +193,13 @@ pub struct RenderOptions {
     pub fb_format: u32,
     /// Clear colour, RGBA.
     pub background: [u8; 4],
-    /// Only this section (numbered list 0 then list 1, as `decode` prints them).
+    /// Only section N of each mesh list (its index within the list, as `decode` prints it;
+    /// combine with `mesh_list` to pick one).
     pub section: Option<usize>,
     /// Only this mesh list.
     pub mesh_list: Option<usize>,
-    /// Per-section visibility (viewer toggles); missing entries are visible.
+    /// Per-section visibility of PMO 0's sections numbered list 0 then list 1 (viewer
+    /// toggles); missing entries are visible.
     pub hidden: Vec<bool>,
     /// Draw triangle edges as GE lines instead of filled triangles.
     pub wireframe: bool,
@@ -208,9 +221,9 @@ impl Default for RenderOptions {
 }
 
 impl RenderOptions {
-    fn visible(&self, list: usize, number: usize) -> bool {
+    fn visible(&self, list: usize, in_list: usize, number: usize) -> bool {
         self.mesh_list.is_none_or(|l| l == list)
-            && self.section.is_none_or(|s| s == number)
+            && self.section.is_none_or(|s| s == in_list)
             && !self.hidden.get(number).copied().unwrap_or(false)
     }
 }
@@ -281,8 +294,8 @@ fn draw_order<'a>(
             pmo.meshes[list]
                 .iter()
                 .enumerate()
+                .filter(move |&(i, _)| opts.visible(list, i, base + i))
                 .map(move |(i, s)| (list, pl, base + i, s))
-                .filter(move |&(list, _, n, _)| opts.visible(list, n))
         })
     })
 }
@@ -335,7 +348,7 @@ pub fn build_frame(
     opts: &RenderOptions,
 ) -> Result<Frame, SceneError> {
     if let Some(n) = opts.section {
-        if n >= model.section_count() {
+        if n >= model.list_len(opts.mesh_list) {
             return Err(SceneError::NoSuchSection(n));
         }
     }

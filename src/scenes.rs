@@ -1,8 +1,8 @@
 //! Small scenes written as raw GE command words and hand-encoded vertex bytes.
 //!
-//! They serve as golden images (one per primitive type and per vertex-format family)
-//! and as the built-in demo. Each scene is a function that appends to a
-//! [`ListBuilder`] after [`ListBuilder::standard_setup`] and a clear; [`render`] runs it
+//! They serve as golden images (one per primitive type and per vertex-format family; the
+//! built-in demo is a synthetic PMO model, `synth::demo_model`). Each scene is a function
+//! that appends to a [`ListBuilder`] after [`ListBuilder::standard_setup`] and a clear; [`render`] runs it
 //! on a fresh GE and returns the 8888 framebuffer at VRAM 0.
 //!
 //! Transform-mode scenes use identity view and projection matrices, so model x, y in
@@ -479,97 +479,4 @@ pub fn run(scene: &Scene, threads: usize) -> anyhow::Result<Ge> {
 pub fn ge_4x3(m: &glam::Mat4) -> [f32; 12] {
     let c = m.to_cols_array();
     [c[0], c[1], c[2], c[4], c[5], c[6], c[8], c[9], c[10], c[12], c[13], c[14]]
-}
-
-/// The built-in demo: a lit, textured, perspective cube over a Gouraud backdrop, with a
-/// row of textured sprites, depth-tested and alpha-blended. Needs no input file.
-pub fn demo(angle: f32) -> ListBuilder {
-    use glam::{Mat4, Vec3};
-    let mut l = ListBuilder::new();
-    l.standard_setup(3);
-    l.clear(rgba(0, 0, 0, 0), 0);
-    // Backdrop: a through-mode Gouraud strip.
-    let mut bg = Bytes::default();
-    for (x, y, c) in [
-        (0i16, 0i16, rgba(20, 30, 90, 255)),
-        (480, 0, rgba(90, 20, 80, 255)),
-        (0, 272, rgba(10, 60, 60, 255)),
-        (480, 272, rgba(40, 10, 30, 255)),
-    ] {
-        bg.u32(c).i16(x).i16(y).u16(0).align(4);
-    }
-    l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::COL_8888 | vt::POS_S16).vertices(&bg.0).prim(prim::TRIANGLE_STRIP, 4);
-
-    // Camera and projection (GL-style clip z in [-1, 1], mapped to depth 65535..0).
-    let proj = Mat4::perspective_rh_gl(60f32.to_radians(), 480.0 / 272.0, 0.5, 50.0);
-    let view = Mat4::look_at_rh(Vec3::new(0.0, 1.2, 3.2), Vec3::ZERO, Vec3::Y);
-    let world = Mat4::from_rotation_y(angle) * Mat4::from_rotation_x(0.4);
-    l.matrix(op::PROJMATRIXNUMBER, &proj.to_cols_array())
-        .matrix(op::VIEWMATRIXNUMBER, &ge_4x3(&view))
-        .matrix(op::WORLDMATRIXNUMBER, &ge_4x3(&world))
-        .cmd(op::ZTESTENABLE, 1)
-        .cmd(op::ZTEST, 7) // GEQUAL: near is 65535
-        .cmd(op::CULLFACEENABLE, 1)
-        .cmd(op::CULL, 0)
-        .directional_light(0, [0.5, 0.8, 0.6], 0xFFFFFF)
-        .cmd(op::MATERIALDIFFUSE, 0xFFFFFF)
-        .cmd(op::MATERIALAMBIENT, 0xFFFFFF)
-        .cmd(op::MATERIALALPHA, 0xFF)
-        .cmd(op::AMBIENTCOLOR, 0x404040)
-        .cmd(op::AMBIENTALPHA, 0xFF)
-        .cmd(op::TEXFORMAT, 3)
-        .texture0(&checker_texture_8888(), 8, 3, 3)
-        .cmd(op::TEXTUREMAPENABLE, 1)
-        .cmd(op::TEXFUNC, 1 << 8) // modulate, rgba
-        .cmd(op::TEXFILTER, 1 | (1 << 8))
-        .cmd(op::TEXWRAP, 0)
-        .cmd_f(op::TEXSCALEU, 1.0)
-        .cmd_f(op::TEXSCALEV, 1.0);
-    // Cube: 6 faces as triangles, u16 texcoords, s8 normals, float positions.
-    let faces: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
-        ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-        ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-        ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]),
-        ([-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
-        ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
-        ([0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
-    ];
-    let mut v = Bytes::default();
-    let mut n = 0;
-    for (nrm, u, w) in faces {
-        let corner = |a: f32, b: f32| -> [f32; 3] {
-            [
-                0.8 * (nrm[0] + a * u[0] + b * w[0]),
-                0.8 * (nrm[1] + a * u[1] + b * w[1]),
-                0.8 * (nrm[2] + a * u[2] + b * w[2]),
-            ]
-        };
-        let quad = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
-        for (a, b) in quad {
-            let p = corner(a, b);
-            v.u16(((a + 1.0) * 32768.0).min(65535.0) as u16).u16(((1.0 - b) * 32768.0).min(65535.0) as u16);
-            v.i8((nrm[0] * 127.0) as i8).i8((nrm[1] * 127.0) as i8).i8((nrm[2] * 127.0) as i8);
-            v.align(4).f32(p[0]).f32(p[1]).f32(p[2]);
-            n += 1;
-        }
-    }
-    l.cmd(op::VERTEXTYPE, vt::TC_U16 | vt::NRM_S8 | vt::POS_F32).vertices(&v.0).prim(prim::TRIANGLES, n);
-    // A row of blended through-mode sprites.
-    l.cmd(op::LIGHTINGENABLE, 0)
-        .cmd(op::ZTESTENABLE, 0)
-        .cmd(op::CULLFACEENABLE, 0)
-        .cmd(op::ALPHABLENDENABLE, 1)
-        .cmd(op::BLENDMODE, 2 | (3 << 4))
-        .cmd(op::TEXFILTER, 0);
-    let mut s = Bytes::default();
-    for k in 0..6i16 {
-        let x = 30 + k * 75;
-        s.u16(0).u16(0).u32(rgba(255, 255, 255, 160)).i16(x).i16(220).u16(0).align(4);
-        s.u16(8).u16(8).u32(rgba(255, 255, 255, 160)).i16(x + 40).i16(260).u16(0).align(4);
-    }
-    l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::TC_U16 | vt::COL_8888 | vt::POS_S16)
-        .vertices(&s.0)
-        .prim(prim::RECTANGLES, 12);
-    l.finish();
-    l
 }

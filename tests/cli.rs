@@ -60,7 +60,7 @@ fn demo_writes_a_png() {
     let st = psprender().args(["demo", "-o"]).arg(&out).status().unwrap();
     assert!(st.success());
     let img = ge::display::Image::load(&out).unwrap();
-    assert_eq!((img.width, img.height), (512, 272));
+    assert_eq!((img.width, img.height), (480, 272));
 }
 
 #[test]

@@ -13,7 +13,8 @@ fn vram_after(list: &ge::list::ListBuilder, threads: usize) -> Vec<u8> {
 fn scenes_are_identical_for_1_and_n_threads() {
     let mut lists: Vec<(String, ge::list::ListBuilder)> =
         scenes::SCENES.iter().map(|s| (s.name.to_string(), scenes::build(s))).collect();
-    lists.push(("demo".into(), scenes::demo(0.7)));
+    // Every synthetic PMO/PAM golden scene (scene builder output), the demo model among them.
+    lists.extend(psprender::synth::goldens::golden_frames().into_iter().map(|(n, f)| (n, f.list)));
     for (name, list) in &lists {
         let one = vram_after(list, 1);
         assert!(one.iter().any(|&b| b != 0), "{name}: nothing was drawn");

@@ -47,10 +47,33 @@ fn spot_checks(name: &str) -> Vec<((u32, u32), [u8; 3])> {
     }
 }
 
+/// Compare `img` with `goldens/NAME.png` (or bless it); failures are collected.
+fn check(name: &str, img: &Image, bless: bool, failures: &mut Vec<String>) {
+    let dir = goldens_dir();
+    let path = dir.join(format!("{name}.png"));
+    if bless {
+        img.save_png(&path).expect("write golden");
+        return;
+    }
+    let Ok(golden) = Image::load(&path) else {
+        failures.push(format!("{name}: no golden at {} (bless with PSPRENDER_BLESS=1)", path.display()));
+        img.save_png(dir.join(format!("{name}.actual.png"))).ok();
+        return;
+    };
+    if golden.rgba != img.rgba {
+        let mse = ge::display::mse(img, &golden);
+        img.save_png(dir.join(format!("{name}.actual.png"))).ok();
+        ge::display::diff_image(img, &golden).save_png(dir.join(format!("{name}.diff.png"))).ok();
+        failures.push(format!("{name}: differs from golden (MSE {mse:.4}); see goldens/{name}.diff.png"));
+    }
+}
+
+fn bless() -> bool {
+    std::env::var_os("PSPRENDER_BLESS").is_some()
+}
+
 #[test]
 fn golden_images() {
-    let bless = std::env::var_os("PSPRENDER_BLESS").is_some();
-    let dir = goldens_dir();
     let mut failures = Vec::new();
     for scene in scenes::SCENES {
         let img = render(scene);
@@ -60,25 +83,46 @@ fn golden_images() {
                 failures.push(format!("{}: pixel ({x},{y}) is {got:?}, expected {want:?}", scene.name));
             }
         }
-        let path = dir.join(format!("{}.png", scene.name));
-        if bless {
-            img.save_png(&path).expect("write golden");
-            continue;
-        }
-        let Ok(golden) = Image::load(&path) else {
-            failures.push(format!("{}: no golden at {} (bless with PSPRENDER_BLESS=1)", scene.name, path.display()));
-            img.save_png(dir.join(format!("{}.actual.png", scene.name))).ok();
-            continue;
-        };
-        if golden.rgba != img.rgba {
-            let mse = ge::display::mse(&img, &golden);
-            img.save_png(dir.join(format!("{}.actual.png", scene.name))).ok();
-            ge::display::diff_image(&img, &golden).save_png(dir.join(format!("{}.diff.png", scene.name))).ok();
-            failures.push(format!(
-                "{}: differs from golden (MSE {mse:.4}); see goldens/{}.diff.png",
-                scene.name, scene.name
-            ));
-        }
+        check(scene.name, &img, bless(), &mut failures);
     }
+    assert!(failures.is_empty(), "golden failures:\n{}", failures.join("\n"));
+}
+
+/// Synthetic PMO models (written by the PMO writer) drawn by the scene builder, and the
+/// skinned column posed by the synthetic PAM. Independent checks beside the exact compare:
+/// the screen corners show the background, the model covers the centre region, and the
+/// animation's frame 0 (its channels decompose the bind locals) draws the bind pose.
+#[test]
+fn pmo_golden_images() {
+    let mut failures = Vec::new();
+    let frames = psprender::synth::goldens::golden_frames();
+    let mut images = std::collections::BTreeMap::new();
+    for (name, frame) in &frames {
+        let mut ge = ge::Ge::new();
+        ge.set_threads(2);
+        let img = frame.render(&mut ge).expect("frame runs");
+        let bg = psprender::scene::RenderOptions::default().background;
+        for (x, y) in [(0, 0), (479, 0), (0, 271), (479, 271)] {
+            if rgb(&img, x, y) != [bg[0], bg[1], bg[2]] {
+                failures.push(format!("{name}: corner ({x},{y}) is not the background"));
+            }
+        }
+        let covered = (96..176)
+            .flat_map(|y| (180..300).map(move |x| (x, y)))
+            .any(|(x, y)| rgb(&img, x, y) != [bg[0], bg[1], bg[2]]);
+        if !covered {
+            failures.push(format!("{name}: nothing drawn near the centre"));
+        }
+        check(name, &img, bless(), &mut failures);
+        images.insert(name.clone(), img);
+    }
+    let (Some(f0), Some(bind), Some(f15)) =
+        (images.get("pam_sway_f00_0"), images.get("pmo_skinned"), images.get("pam_sway_f15_0"))
+    else {
+        panic!("posed goldens missing: {:?}", images.keys().collect::<Vec<_>>());
+    };
+    let close = ge::display::mse(f0, bind);
+    assert!(close < 0.5, "frame 0 should draw the bind pose (MSE {close})");
+    assert!(ge::display::mse(f15, bind) > 10.0 * close.max(0.1), "frame 15 should move");
     assert!(failures.is_empty(), "golden failures:\n{}", failures.join("\n"));
 }

@@ -316,7 +316,7 @@ fn window_shows_exactly_what_render_writes() {
 
     // Options reach the GE the same way: wireframe, one mesh list, 5551 framebuffer, ×3 window.
     view_equals_render(&x, m, &["--yaw", "-50", "--pitch", "20", "--wireframe", "--list", "0"], "wire");
-    view_equals_render(&x, m, &["--format", "5551", "--distance", "6", "--section", "2"], "fmt");
+    view_equals_render(&x, m, &["--format", "5551", "--distance", "6", "--list", "1", "--section", "0"], "fmt");
 }
 
 #[test]

@@ -17,12 +17,14 @@
 
 mod container;
 mod mapping;
+mod record;
 mod replay;
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 pub use container::{MAX_COMMAND_BYTES, MAX_PUSHBUF_BYTES};
+pub use record::{init_payload, Recorder, RECORDER_GAME_ID};
 pub use replay::{replay, restore_init, PUSHBUF_ADDR};
 
 /// Size of the INIT payload: 512 words (§3.2).

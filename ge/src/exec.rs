@@ -61,6 +61,9 @@ pub struct Ge {
     stack: Vec<(u32, u32)>,
     pub step_budget: u64,
     pub draw: crate::draw::DrawContext,
+    /// Frame-dump recorder ([`crate::dump::Recorder`]), `Some` only between
+    /// `start_recording` and `finish_recording`; it sees every executed word first.
+    pub(crate) recorder: Option<Box<crate::dump::Recorder>>,
 }
 
 impl Default for Ge {
@@ -83,6 +86,7 @@ impl Ge {
             stack: Vec::new(),
             step_budget: DEFAULT_STEP_BUDGET,
             draw: crate::draw::DrawContext::default(),
+            recorder: None,
         }
     }
 
@@ -101,6 +105,11 @@ impl Ge {
     }
 
     fn execute_at(&mut self, word: u32, pc: u32) -> Result<(), GeError> {
+        // Frame-dump recording: the recorder sees the word before it runs, like PPSSPP's
+        // `Recorder::NotifyCommand`. One untaken branch when not recording.
+        if self.recorder.is_some() {
+            self.record_word(word);
+        }
         let (cmd, arg) = split(word);
         let prev = self.regs.arg(cmd);
         match cmd {

@@ -1,10 +1,12 @@
 //! Subcommands and what they share: replaying a dump file into a screenshot.
 
+pub mod decode;
 pub mod demo;
 pub mod disasm;
+pub mod export_dump;
 pub mod frametests;
-pub mod render;
 pub mod pam;
+pub mod render;
 pub mod replay;
 pub mod view;
 

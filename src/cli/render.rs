@@ -45,7 +45,7 @@ pub struct SceneArgs {
     /// Background colour, RRGGBB hex.
     #[arg(long, default_value = "282c34", value_parser = parse_rgb)]
     pub background: [u8; 3],
-    /// Draw only this section (numbered list 0 then list 1, as `decode` prints them).
+    /// Draw only section N of each mesh list (as `decode` numbers them; add --list to pick one).
     #[arg(long)]
     pub section: Option<usize>,
     /// Draw only this mesh list (0 = opaque pass, 1 = second pass).

@@ -234,13 +234,17 @@ fn renders_and_filters() {
     let only0 = render(&model, None, &camera(), &RenderOptions { mesh_list: Some(0), ..o.clone() }, 1).unwrap();
     assert_ne!(only0.get(240, 136), img.get(240, 136));
     assert_eq!(only0.get(240, 60), img.get(240, 60));
-    // Section 1 alone (the triangle): the quad area outside it is background.
-    let s1 = render(&model, None, &camera(), &RenderOptions { section: Some(1), ..o.clone() }, 1).unwrap();
+    // Section 0 of list 1 alone (the triangle): the quad area outside it is background.
+    let one = RenderOptions { section: Some(0), mesh_list: Some(1), ..o.clone() };
+    let s1 = render(&model, None, &camera(), &one, 1).unwrap();
     assert_eq!(s1.get(240, 60)[..3], bg);
     assert_ne!(s1.get(240, 150)[..3], bg);
+    // Section 0 without a list draws section 0 of both lists: the same as everything here.
+    let both = render(&model, None, &camera(), &RenderOptions { section: Some(0), ..o.clone() }, 1).unwrap();
+    assert_eq!(both, img);
     assert!(matches!(
-        build_frame(&model, None, &camera(), &RenderOptions { section: Some(2), ..o.clone() }),
-        Err(SceneError::NoSuchSection(2))
+        build_frame(&model, None, &camera(), &RenderOptions { section: Some(1), ..o.clone() }),
+        Err(SceneError::NoSuchSection(1))
     ));
     // Hidden toggles and wireframe.
     let hidden = render(&model, None, &camera(), &RenderOptions { hidden: vec![true], ..o.clone() }, 1).unwrap();
