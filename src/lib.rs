@@ -10,3 +10,4 @@ pub mod shared;
 pub mod scenes;
 pub mod synth;
 pub mod tim2;
+pub mod viewer;

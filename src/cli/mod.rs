@@ -8,6 +8,7 @@ pub mod frametests;
 pub mod pam;
 pub mod render;
 pub mod replay;
+pub mod view;
 
 use anyhow::Context;
 use ge::display::Image;

@@ -1,0 +1,126 @@
+//! `psprender view`: an interactive window showing the GE framebuffer.
+//!
+//! Every frame the model is drawn the way `render` draws it: [`build_frame`] makes the
+//! display list for the current camera, options and pose, and one reused [`ge::Ge`] runs it;
+//! the 480×272 screen is then scaled by an integer factor into a softbuffer window buffer,
+//! where the overlays (status text, skeleton) are painted. Overlays never touch the GE
+//! framebuffer, so F2/P screenshots are the same bytes `render` writes.
+//!
+//! Layers, each testable without a window:
+//! * [`state`]: camera control from mouse input, playback time, key toggles ([`ViewerState`]).
+//! * [`draw`]: scaling the screen into the window buffer, reading it back, text and lines.
+//! * [`app`]: the winit event loop; only maps events and calls the two above.
+//!
+//! Animation enters through [`Clip`]s: a name, a length, a rate, and a function from a
+//! (fractional) frame to joint globals of PMO 0's skeleton (what [`build_frame`] takes as
+//! `pose`). Without clips the bind pose is shown.
+//!
+//! [`build_frame`]: crate::scene::build_frame
+
+pub mod app;
+pub mod draw;
+pub mod state;
+
+use crate::scene::camera::Camera;
+use crate::scene::{Model, RenderOptions};
+use glam::Mat4;
+use std::path::PathBuf;
+use thiserror::Error;
+
+pub use state::{Button, ClipTiming, Input, Key, ViewerState};
+
+/// One animation the viewer can play.
+pub struct Clip {
+    pub name: String,
+    /// Length in frames (playback wraps to `[0, frames)`).
+    pub frames: f32,
+    /// Frames per second of playback.
+    pub fps: f32,
+    /// Joint globals of PMO 0's skeleton at a frame in `[0, frames)`.
+    pub pose: Box<dyn Fn(f32) -> Vec<Mat4> + Send>,
+}
+
+impl std::fmt::Debug for Clip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Clip").field("name", &self.name).field("frames", &self.frames).field("fps", &self.fps).finish()
+    }
+}
+
+/// What to show.
+#[derive(Debug)]
+pub struct ViewerInput {
+    pub model: Model,
+    pub clips: Vec<Clip>,
+    /// Animation shown first (index into `clips`) and its starting frame.
+    pub start_clip: usize,
+    pub start_frame: f32,
+    /// Starting options (the keys change sections, list filter and wireframe from here).
+    pub options: RenderOptions,
+    /// Starting camera (R returns to it).
+    pub camera: Camera,
+    /// GE raster threads (`None`: all cores).
+    pub threads: Option<usize>,
+    /// Window title.
+    pub title: String,
+}
+
+/// How the window runs.
+#[derive(Debug, Clone)]
+pub struct ViewerControl {
+    /// Window pixels per PSP pixel at start.
+    pub scale: u32,
+    /// Where F2/P screenshots go (`view-NNNN.png`, first free number).
+    pub screenshot_dir: PathBuf,
+    /// Non-interactive run: close after this many redraws (every one renders the GE), with
+    /// overlays off.
+    pub exit_after_frames: Option<u32>,
+    /// In a non-interactive run: save the screen as read back from the window here.
+    pub screenshot: Option<PathBuf>,
+}
+
+impl Default for ViewerControl {
+    fn default() -> Self {
+        ViewerControl { scale: 2, screenshot_dir: PathBuf::from("."), exit_after_frames: None, screenshot: None }
+    }
+}
+
+/// Frame times of a viewer run (building the list, running the GE, painting the window).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ViewerStats {
+    /// GE renders done.
+    pub renders: u32,
+    /// Window redraws (a redraw without a scene change only repaints).
+    pub redraws: u32,
+    pub mean_ms: f64,
+    pub max_ms: f64,
+}
+
+#[derive(Debug, Error)]
+pub enum ViewerError {
+    #[error("cannot open a window (no display? set DISPLAY): {0}")]
+    EventLoop(#[from] winit::error::EventLoopError),
+    #[error("creating the window: {0}")]
+    Window(#[from] winit::error::OsError),
+    /// softbuffer's error holds a non-`Send` source, so only its message is kept.
+    #[error("window pixel buffer: {0}")]
+    Softbuffer(String),
+    #[error("drawing the scene: {0}")]
+    Scene(#[from] crate::scene::SceneError),
+    #[error("saving {path}: {source}")]
+    Image { path: String, source: ge::display::ImageError },
+    #[error("the window ({width}x{height}) does not show the whole screen; cannot read it back")]
+    ReadBack { width: u32, height: u32 },
+    #[error("the window closed before {0} frames were drawn")]
+    ClosedEarly(u32),
+}
+
+impl From<softbuffer::SoftBufferError> for ViewerError {
+    fn from(e: softbuffer::SoftBufferError) -> Self {
+        ViewerError::Softbuffer(e.to_string())
+    }
+}
+
+/// Open the window and run until it is closed (or the non-interactive run is done).
+pub fn run_viewer(input: ViewerInput, control: ViewerControl) -> Result<ViewerStats, ViewerError> {
+    app::run(input, control)
+}

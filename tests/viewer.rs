@@ -1,0 +1,354 @@
+//! `psprender view` end to end: the real window loop under an X server, its screen read back
+//! from the window, compared with what `psprender render` writes for the same arguments.
+//!
+//! The test starts its own `Xvfb` (display number chosen by Xvfb via `-displayfd`) when the
+//! binary exists; otherwise it uses `$DISPLAY` if set, and skips with a message when there is
+//! no X server at all. Models and animations are made here with the library's writers.
+
+use ge::vertex::VertexLayout;
+use psprender::pam::{Animation, BoneChannels, Channel, ChannelKind, Keys, Pam};
+use psprender::pmo::{Header, Joint, Pmo, Section, Skeleton, TextureInfo, NO_JOINT};
+use psprender::tim2::{Picture, Tim2};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn psprender() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_psprender"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("psprender-viewer-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// An X server for the test: our own Xvfb (killed on drop) or the session's display.
+struct XServer {
+    display: String,
+    child: Option<Child>,
+}
+
+impl Drop for XServer {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn x_server() -> Option<XServer> {
+    // `-displayfd 1`: Xvfb picks a free display and prints its number on stdout once it
+    // accepts connections. The screen is larger than a ×3 window: X11 GetImage needs the
+    // whole window on screen.
+    match Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", "2048x1536x24", "-nolisten", "tcp"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(mut child) => {
+            let mut line = String::new();
+            let read = child.stdout.take().map(|o| BufReader::new(o).read_line(&mut line));
+            let n = line.trim();
+            if matches!(read, Some(Ok(_))) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+                return Some(XServer { display: format!(":{n}"), child: Some(child) });
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            eprintln!("skipping: Xvfb started but reported no display ({line:?})");
+            None
+        }
+        Err(e) => match std::env::var("DISPLAY") {
+            Ok(d) if !d.is_empty() => Some(XServer { display: d, child: None }),
+            _ => {
+                eprintln!("skipping: no Xvfb binary ({e}) and no DISPLAY; install xvfb to run the viewer test");
+                None
+            }
+        },
+    }
+}
+
+fn vtype(tc: u32, col: u32, pos: u32, wt: u32, wcount: u32) -> u32 {
+    tc | col << 2 | pos << 7 | wt << 9 | (wcount.max(1) - 1) << 14
+}
+
+/// One vertex: weights (128 = 1.0), uv, rgba, xyz.
+type Vert = ([u8; 2], [f32; 2], [u8; 4], [f32; 3]);
+
+/// Vertex bytes for `layout`.
+fn vertices(layout: &VertexLayout, v: &[Vert]) -> Vec<u8> {
+    let stride = layout.stride as usize;
+    let mut out = vec![0u8; stride * v.len()];
+    for (i, (w, uv, rgba, p)) in v.iter().enumerate() {
+        let b = &mut out[i * stride..(i + 1) * stride];
+        if layout.vtype.has_weights() {
+            let o = layout.weight_offset as usize;
+            b[o..o + 2].copy_from_slice(w);
+        }
+        if layout.vtype.has_texcoord() {
+            let o = layout.texcoord_offset as usize;
+            b[o..o + 4].copy_from_slice(&uv[0].to_le_bytes());
+            b[o + 4..o + 8].copy_from_slice(&uv[1].to_le_bytes());
+        }
+        let o = layout.color_offset as usize;
+        b[o..o + 4].copy_from_slice(rgba);
+        let o = layout.position_offset as usize;
+        for k in 0..3 {
+            b[o + 4 * k..o + 4 * k + 4].copy_from_slice(&p[k].to_le_bytes());
+        }
+    }
+    out
+}
+
+fn section(vt: u32, prim: u32, texture: u8, verts: Vec<u8>, stride: u32) -> Section {
+    Section {
+        texture_id: texture,
+        vertex_size: stride as u8,
+        vertex_flags: vt | prim << 28,
+        group: 0,
+        attribute: 0,
+        joints: Some([0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+        diffuse: None,
+        strips: Vec::new(),
+        vertices: verts,
+    }
+}
+
+fn matrix(translate_y: f32) -> [f32; 16] {
+    let mut m = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
+    m[13] = translate_y;
+    m
+}
+
+/// Two joints (root at the origin, joint 1 one unit up); a skinned arm of two triangles whose
+/// top vertices follow joint 1, a vertex-coloured triangle, and a CLUT4-textured quad.
+fn model() -> Pmo {
+    let skinned = VertexLayout::new(vtype(0, 7, 3, 1, 2));
+    let arm = vertices(
+        &skinned,
+        &[
+            ([128, 0], [0.0; 2], [255, 60, 60, 255], [-0.2, 0.0, 0.0]),
+            ([128, 0], [0.0; 2], [255, 60, 60, 255], [0.2, 0.0, 0.0]),
+            ([0, 128], [0.0; 2], [60, 255, 60, 255], [0.2, 1.5, 0.0]),
+            ([128, 0], [0.0; 2], [255, 60, 60, 255], [-0.2, 0.0, 0.0]),
+            ([0, 128], [0.0; 2], [60, 255, 60, 255], [0.2, 1.5, 0.0]),
+            ([0, 128], [0.0; 2], [60, 60, 255, 255], [-0.2, 1.5, 0.0]),
+        ],
+    );
+    let plain = VertexLayout::new(vtype(0, 7, 3, 0, 1));
+    let tri = vertices(
+        &plain,
+        &[
+            ([0; 2], [0.0; 2], [255, 255, 0, 255], [-1.2, -0.5, -0.3]),
+            ([0; 2], [0.0; 2], [0, 255, 255, 255], [-0.4, -0.5, 0.2]),
+            ([0; 2], [0.0; 2], [255, 0, 255, 255], [-0.8, 0.6, 0.0]),
+        ],
+    );
+    let textured = VertexLayout::new(vtype(3, 7, 3, 0, 1));
+    let quad = vertices(
+        &textured,
+        &[
+            ([0; 2], [0.0, 0.0], [128, 128, 128, 255], [0.5, -0.5, 0.0]),
+            ([0; 2], [1.0, 0.0], [128, 128, 128, 255], [1.3, -0.5, 0.0]),
+            ([0; 2], [0.0, 1.0], [128, 128, 128, 255], [0.5, 0.5, 0.0]),
+            ([0; 2], [1.0, 1.0], [128, 128, 128, 255], [1.3, 0.5, 0.0]),
+        ],
+    );
+    // 8×8 checker of CLUT entries 1 and 2 (4-bit indices, low nibble first).
+    let image: Vec<u8> = (0..32).map(|i| if (i / 4 + i % 4) % 2 == 0 { 0x12 } else { 0x21 }).collect();
+    let mut clut = vec![0u8; 64];
+    clut[4..8].copy_from_slice(&[250, 200, 40, 255]);
+    clut[8..12].copy_from_slice(&[30, 40, 200, 255]);
+    let tim2 = Tim2 {
+        version: 4,
+        format: 0,
+        reserved: [0; 8],
+        pictures: vec![Picture {
+            clut_colors: 16,
+            picture_format: 0,
+            mipmaps: 1,
+            clut_type: 3,
+            image_type: 4,
+            width: 8,
+            height: 8,
+            gs_tex0: 0,
+            gs_tex1: 0,
+            gs_regs: 0,
+            gs_clut: 0,
+            ext_header: vec![],
+            image,
+            clut,
+        }],
+    }
+    .to_bytes()
+    .unwrap();
+    let joint = |i: u32, parent: u32, y: f32, inv_y: f32| Joint {
+        index: i,
+        parent,
+        skin_index: i,
+        reserved: 0,
+        name: *b"joint\0\0\0\0\0\0\0\0\0\0\0",
+        local: matrix(y),
+        inverse_global: matrix(inv_y),
+    };
+    let mut m = Pmo {
+        header: Header {
+            number: 1,
+            group: 1,
+            version: 3,
+            pad7: 0,
+            pad9: 0,
+            flag: 0,
+            skeleton_offset: 0,
+            mesh_offsets: [0, 0],
+            triangle_count: 0,
+            vertex_count: 0,
+            model_scale: 1.0,
+            bounding_box: [[0.0; 4]; 8],
+        },
+        textures: vec![TextureInfo {
+            tim2_offset: 0,
+            name: *b"checker\0\0\0\0\0",
+            tiling_speed: [0.0; 2],
+            unknown: [0; 2],
+            tim2: Some(tim2),
+        }],
+        meshes: [
+            vec![
+                section(skinned.vtype.raw, 3, 0, arm, skinned.stride),
+                section(plain.vtype.raw, 3, 0, tri, plain.stride),
+            ],
+            vec![section(textured.vtype.raw, 4, 0, quad, textured.stride)],
+        ],
+        skeleton: Some(Skeleton {
+            unknown: 0,
+            skinned_count: 2,
+            skin_start: 0,
+            joints: vec![joint(0, NO_JOINT, 0.0, 0.0), joint(1, 0, 1.0, -1.0)],
+        }),
+        file_size: 0,
+    };
+    m.pack();
+    m
+}
+
+/// One animation, 10 frames at 30 fps: bone 1 turns about Z from 0 to 1 radian.
+fn pam() -> Pam {
+    let mut b1 = BoneChannels::default();
+    b1.channels[ChannelKind::RotationZ as usize] =
+        Some(Channel { max: 1.0, min: 0.0, keys: Keys::Full((0..10).map(|f| (f * 65535 / 9) as u16).collect()) });
+    let mut name = [0u8; 12];
+    name[..4].copy_from_slice(b"bend");
+    Pam {
+        version: 1,
+        reserved: [0; 6],
+        animations: vec![Some(Animation {
+            name,
+            flag: 1,
+            fps: 30,
+            interpolation_frames: 0,
+            loop_from: 0,
+            pad: 0,
+            frame_count: 10,
+            loop_to: 0,
+            bones: vec![BoneChannels::default(), b1],
+        })],
+        empty_slot_names: Default::default(),
+    }
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// `view … --exit-after-frames 3 --screenshot` and `render … -o` with the same scene args
+/// must write byte-identical PNGs; returns the PNG.
+fn view_equals_render(x: &XServer, model: &Path, args: &[&str], tag: &str) -> Vec<u8> {
+    let a = tmp(&format!("{tag}-view.png"));
+    let b = tmp(&format!("{tag}-render.png"));
+    run(psprender()
+        .env("DISPLAY", &x.display)
+        .arg("view")
+        .arg(model)
+        .args(args)
+        .args(["--exit-after-frames", "3", "--screenshot"])
+        .arg(&a));
+    run(psprender().arg("render").arg(model).args(args).arg("-o").arg(&b));
+    let (pa, pb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let (ia, ib) = (ge::display::Image::from_png(&pa).unwrap(), ge::display::Image::from_png(&pb).unwrap());
+    assert_eq!((ia.width, ia.height), (480, 272));
+    let differing = ia.rgba.chunks_exact(4).zip(ib.rgba.chunks_exact(4)).filter(|(p, q)| p != q).count();
+    assert_eq!(differing, 0, "{tag}: {differing} pixels differ between the window and render");
+    assert_eq!(pa, pb, "{tag}: PNG bytes differ");
+    pa
+}
+
+#[test]
+fn window_shows_exactly_what_render_writes() {
+    let Some(x) = x_server() else { return };
+    let model_path = tmp("model.pmo");
+    std::fs::write(&model_path, model().to_bytes().unwrap()).unwrap();
+    let pam_path = tmp("bend.pam");
+    std::fs::write(&pam_path, pam().to_bytes().unwrap()).unwrap();
+    let m = model_path.as_path();
+
+    let bind = view_equals_render(&x, m, &["--yaw", "30"], "bind");
+    // The picture is not just the background: several colours made it to the window.
+    let img = ge::display::Image::from_png(&bind).unwrap();
+    let mut colours: Vec<[u8; 4]> = img.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(colours.len() > 20, "only {} colours", colours.len());
+
+    // Posed by the PAM at a fractional frame: the window agrees with render, and the pose
+    // changed the picture.
+    let posed =
+        view_equals_render(&x, m, &["--yaw", "30", "--pam", pam_path.to_str().unwrap(), "--frame", "6.5"], "posed");
+    assert_ne!(posed, bind);
+
+    // Options reach the GE the same way: wireframe, one mesh list, 5551 framebuffer, ×3 window.
+    view_equals_render(&x, m, &["--yaw", "-50", "--pitch", "20", "--wireframe", "--list", "0"], "wire");
+    view_equals_render(&x, m, &["--format", "5551", "--distance", "6", "--list", "1", "--section", "0"], "fmt");
+}
+
+#[test]
+fn window_scale_three_reads_back_the_same_screen() {
+    let Some(x) = x_server() else { return };
+    let model_path = tmp("model3.pmo");
+    std::fs::write(&model_path, model().to_bytes().unwrap()).unwrap();
+    let a = tmp("scale3.png");
+    let b = tmp("scale3-render.png");
+    run(psprender()
+        .env("DISPLAY", &x.display)
+        .arg("view")
+        .arg(&model_path)
+        .args(["--scale", "3", "--yaw", "10", "--exit-after-frames", "2", "--screenshot"])
+        .arg(&a));
+    run(psprender().arg("render").arg(&model_path).args(["--yaw", "10", "-o"]).arg(&b));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn view_without_a_display_fails_cleanly() {
+    let model_path = tmp("model-nodisplay.pmo");
+    std::fs::write(&model_path, model().to_bytes().unwrap()).unwrap();
+    let out = psprender()
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .arg("view")
+        .arg(&model_path)
+        .args(["--exit-after-frames", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("viewing") && err.contains("window"), "{err}");
+}
