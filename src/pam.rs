@@ -33,7 +33,7 @@ pub use pose::{bind_globals, pose_globals, skin_matrices, EulerOrder, PoseOption
 pub const MAGIC: &[u8; 4] = b"PAM\0";
 /// Container header: magic, u32 animation count, 6 reserved bytes, u16 version.
 pub const HEADER_SIZE: usize = 16;
-/// Entry table record: u32 offset, char[12] name.
+/// Entry table record: u32 offset, `char[12]` name.
 pub const ENTRY_SIZE: usize = 16;
 /// Animation header: flag, fps, interpolation frames, loop-from, bone count, pad, frame count, loop-to.
 pub const ANIM_HEADER_SIZE: usize = 12;

@@ -16,7 +16,7 @@
 //!   vertex count x vertex size bytes. The next section starts at the next 4-byte boundary.
 //! * Skeleton: "BON\0", u32, joint count (u32), skinned joint count (u16), first skinned
 //!   index (u16); 0xA0-byte joints: index (u32), parent (u32, 0xFFFF = root), skin index (u32,
-//!   0xFFFF = none), u32, name[16], local bind matrix and inverse global bind matrix (16 f32
+//!   0xFFFF = none), u32, `name[16]`, local bind matrix and inverse global bind matrix (16 f32
 //!   each; rows are X axis, Y axis, Z axis, translation).
 //!
 //! Vertex layouts come from the GE model ([`ge::vertex::VertexLayout`]): the section's

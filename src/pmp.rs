@@ -6,7 +6,7 @@
 //! bytes from 0x20 (position, rotation, scale as 3 f32 each, PMO offset u32 (0 = none),
 //! u32, flags u16, id u16); each PMO at its offset (mesh/skeleton offsets relative to the
 //! PMO, texture offsets absolute in the PMP); texture records of 0x20 bytes at the texture
-//! list offset (TIM2 offset, name[12], 16 bytes), each pointing at a TIM2.
+//! list offset (TIM2 offset, `name[12]`, 16 bytes), each pointing at a TIM2.
 
 use thiserror::Error;
 

@@ -2,7 +2,7 @@
 //!
 //! They serve as golden images (one per primitive type and per vertex-format family; the
 //! built-in demo is a synthetic PMO model, `synth::demo_model`). Each scene is a function
-//! that appends to a [`ListBuilder`] after [`ListBuilder::standard_setup`] and a clear; [`render`] runs it
+//! that appends to a [`ListBuilder`] after [`ListBuilder::standard_setup`] and a clear; [`run`] runs it
 //! on a fresh GE and returns the 8888 framebuffer at VRAM 0.
 //!
 //! Transform-mode scenes use identity view and projection matrices, so model x, y in

@@ -227,7 +227,7 @@ fn bind_globals() -> [Mat4; 4] {
 /// Joint heights in normalised units (global bind translation y / scale).
 const COLUMN_SCALE: f32 = 2.5;
 
-/// The skeleton of [`bind_globals`]: parent chain, local = G_parent⁻¹·G, inverse = G⁻¹.
+/// The skeleton of `bind_globals`: parent chain, local = G_parent⁻¹·G, inverse = G⁻¹.
 /// Shared by [`skinned_model`], [`demo_model`] and [`anim::column_animation`].
 pub fn column_skeleton() -> Skeleton {
     let g = bind_globals();

@@ -1,10 +1,10 @@
 //! Composition of the GE stages for one draw.
 //!
 //! A PRIM decodes its vertices ([`crate::vertex`]), transforms them
-//! ([`crate::transform`]), assembles primitives of its type ([`assemble`]: keeping an
+//! ([`crate::transform`]), assembles primitives of its type (`assemble`: keeping an
 //! incomplete primitive for a following PRIM type 7), clips and culls them
 //! ([`crate::clip`]) and bins them with an immutable snapshot of the pixel and texture
-//! state ([`DrawState`]). [`tasks`] replays how PPSSPP's binner splits the queue into
+//! state ([`DrawState`]). `tasks` replays how PPSSPP's binner splits the queue into
 //! worker-thread strips, which clip each primitive. [`Ge::flush`] rasterizes the bins band
 //! by band in parallel
 //! ([`crate::bin`]); each covered 2x2 quad is textured ([`crate::texture`]) and each
@@ -76,7 +76,7 @@ pub struct DrawState {
     pub trace: Option<(i32, i32)>,
     /// Number of the PRIM this state was built for (for traces).
     pub draw: u64,
-    /// What PPSSPP's state optimizations read from this state ([`optimize`]).
+    /// What PPSSPP's state optimizations read from this state (`optimize`).
     pub opt_in: optimize::OptInputs,
     /// The PPSSPP rasterizer state this draw belongs to; shared by consecutive draws
     /// without a pixel, sampler or rasterizer register change.
@@ -154,7 +154,7 @@ pub struct BinnedPrim {
     pub state: Arc<DrawState>,
     pub shape: Shape,
     /// PPSSPP's worker-thread strips for this primitive (`None`: one range, no split);
-    /// the primitive is drawn once per strip, clipped to it ([`tasks`]).
+    /// the primitive is drawn once per strip, clipped to it (`tasks`).
     pub tasks: tasks::TaskRects,
     /// PPSSPP's state optimization for this primitive, fixed when the queue is drained.
     pub opt: u32,

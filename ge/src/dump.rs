@@ -3,7 +3,7 @@
 //! A dump is a header, an array of 9-byte command records and a "push buffer" of raw
 //! bytes the records point into (`docs/ppdmp-format.md` §2). The module is split in three:
 //!
-//! * [`container`] — the file format: header, snappy (v2–v4) or zstd (v5–v6) blocks,
+//! * `container` — the file format: header, snappy (v2–v4) or zstd (v5–v6) blocks,
 //!   `.zip` wrapping, and a writer for version-6 files. Every declared size is checked
 //!   against a cap *before* anything is allocated or decompressed, decompression stops at
 //!   the declared size, and every record's payload is checked to lie inside the pushbuf,
@@ -12,7 +12,7 @@
 //!   `DumpExecute` does for the software renderer, including its sync windows (§6.4):
 //!   GE words are buffered and executed at PPSSPP's sync points while FRAMEBUF/CLUT VRAM
 //!   uploads happen immediately.
-//! * [`mapping`] — a bookkeeping-only model of PPSSPP's pushbuf-to-RAM slabs, used to find
+//! * `mapping` — a bookkeeping-only model of PPSSPP's pushbuf-to-RAM slabs, used to find
 //!   the sync points. The data itself is mapped contiguously at [`PUSHBUF_ADDR`].
 
 mod container;

@@ -19,7 +19,7 @@
 //! `DrawPixel.cpp` (logic op NAND and OR_INVERTED, see [`blend::LogicOp`] and
 //! [`PixelState::logic_sets_alpha`]). Every such place names its evidence.
 //!
-//! The pipeline is monomorphised per framebuffer format through [`format::FbPixel`];
+//! The pipeline is monomorphised per framebuffer format through `format::FbPixel`;
 //! [`draw_pixel`] matches the format once and calls the specialised body.
 
 mod blend;

@@ -11,7 +11,7 @@
 //! * [`rectangle`] / [`sprite`]: axis-aligned sprites with flat colour/depth/fog from the
 //!   second vertex and texture coordinates stepped linearly per pixel pair, rotated by
 //!   corner order ([PP `DrawRectangle`], [PP `RasterizerRectangle.cpp` `DrawSprite`]).
-//! * [`line`]: PPSSPP's DDA along the major axis, end pixel excluded ([PP `DrawLine`]).
+//! * `line`: PPSSPP's DDA along the major axis, end pixel excluded ([PP `DrawLine`]).
 //! * [`point`]: one pixel ([PP `DrawPoint`]).
 //! * Helpers for primitive assembly that decide which of these PPSSPP uses: sprite fog
 //!   splitting and projected-sprite triangulation ([`split_rect_fog`], [`rect_to_triangles`]),
@@ -95,8 +95,8 @@ pub struct RasterSetup {
     pub perspective: bool,
     /// True when the texture stage needs s, t (the divides are skipped otherwise).
     pub textured: bool,
-    /// PPSSPP's `!shadeGouraud` (SHADEMODE flat, or clear mode): triangles take v[2]'s
-    /// colours and lines v[1]'s, without interpolation [PP `ComputeRasterizerState`,
+    /// PPSSPP's `!shadeGouraud` (SHADEMODE flat, or clear mode): triangles take `v[2]`'s
+    /// colours and lines `v[1]`'s, without interpolation [PP `ComputeRasterizerState`,
     /// `DrawTriangleSlice`, `DrawLine`]. In clear mode this is the *rasterized* order's last
     /// vertex, which is why it is a flag rather than the caller copying colours.
     pub flat_shading: bool,

@@ -12,7 +12,7 @@
 //! SSE matrix code, its pre-multiplied matrices (`proj·view·world`, or `proj·view`
 //! applied to the world position when a point/spot light needs it), its skinning in
 //! the (non-JIT) vertex decoder, its `RSQRTPS`-based normalisations and its
-//! truncating float→int conversions ([`math`]). Where the hardware is known to differ
+//! truncating float→int conversions (`math`). Where the hardware is known to differ
 //! the code follows PPSSPP and says so.
 
 mod light;

@@ -126,7 +126,7 @@ pub fn skin_matrices(skeleton: &Skeleton, globals: &[Mat4]) -> Vec<Mat4> {
 }
 
 /// Test/reference helper (the render path skins on the GE): every vertex of `pmo`, both mesh
-/// lists, positions × `model_scale`, blended as Σ_k w_k · skin[joints[k]] · p. Weight slot k
+/// lists, positions × `model_scale`, blended as Σ_k w_k · `skin[joints[k]]` · p. Weight slot k
 /// pairs with the section's joint-table entry k (animation-formats.md §0); slots marked 0xFF or
 /// naming a joint without a skin matrix contribute nothing. Sections without weights (or
 /// without a joint table) are not skinned.

@@ -9,11 +9,11 @@
 //! | model scale | folded into the bone matrices (skinned) or the world matrix (unskinned) | skinning the stored vertices × scale with InvBind reproduces the bind pose (samples/README, p01ex00) | `scale_in` |
 //! | attribute 0x04 (BACK) | culling off | OpenKh's name; guess that every other section is culled | `cull` |
 //! | cull winding | GE CULL = [`FRONT_CULL`] | with it the closed character samples render (almost) the same as with culling off; the other value shows their insides (scene sample test) | `cull_face` |
-//! | blend field 0x20/0x40/0x60 | src-α/1−src-α, add, reverse-subtract | ge-reference §18.2 table [INF] | — |
+//! | blend field 0x20/0x40/0x60 | src-α/1−src-α, add, reverse-subtract | ge-reference §18.2 table \[INF\] | — |
 //! | attribute 0x10 (TEXALPHA) alone | semi-transparent blend | guess: it never appears without 0x20 in the samples | — |
 //! | texture alpha | TEXFUNC RGBA (texture alpha × vertex alpha) + alpha test > 0 | guess: the samples' textures have α = 0 cut-outs in sections with no blend bits | `alpha_test` |
 //! | blended sections | depth test on, depth write off | guess: the usual translucent pass | — |
-//! | mesh list 1 | drawn after list 0 of every object | ge-reference §18.2 [INF] | — |
+//! | mesh list 1 | drawn after list 0 of every object | ge-reference §18.2 \[INF\] | — |
 //! | texture filter | bilinear, clamp for non-power-of-two sizes, repeat otherwise | guess | `bilinear` |
 //! | attributes 0x01, 0x02, 0x08, 0x400, 0x800 | no effect | no evidence of their GE meaning; listed by [`attribute_names`] | — |
 

@@ -194,7 +194,7 @@ pub fn detect_rect_from_fan(st: &DetectState, d: &[AsmVertex; 4]) -> Option<(usi
 
 /// Two consecutive through-mode sprites (PRIM RECTANGLES, culling off) forming one
 /// horizontal strip with 1:1 texture mapping: PPSSPP merges them into the sprite
-/// (d[0], d[3]).
+/// (`d[0]`, `d[3]`).
 pub fn detect_rect_through_slices(st: &DetectState, d: &[ScreenVertex; 4]) -> bool {
     for v in &d[1..] {
         if v.color0 != d[0].color0 {

@@ -25,8 +25,8 @@ fn persp_st(v0: &ScreenVertex, v1: &ScreenVertex, p: f32) -> (f32, f32) {
     ((v0.s * wq0 + v1.s * wq1) * q_recip, (v0.t * wq0 + v1.t * wq1) * q_recip)
 }
 
-/// Draw a line from v[0] to v[1] (end pixel excluded). With [`RasterSetup::flat_shading`]
-/// (or equal colours) every pixel takes v[1]'s colours.
+/// Draw a line from `v[0]` to `v[1]` (end pixel excluded). With [`RasterSetup::flat_shading`]
+/// (or equal colours) every pixel takes `v[1]`'s colours.
 pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
     let (a, b) = (&v[0], &v[1]);
     let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {

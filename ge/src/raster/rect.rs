@@ -272,7 +272,7 @@ pub fn sprite(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&
 /// Columns run from the first pixel of [`rectangle`] to `(max_x − 8) / 16` with C's
 /// truncating division ("only include the end pixel when it's >= 0.5"), so there is no
 /// second-lane quirk, but a sprite narrower than half a pixel at x < 1 still fills pixel 0.
-/// Nothing is drawn when that column count is ≤ 0. Fragments are flat from v[1]; texture
+/// Nothing is drawn when that column count is ≤ 0. Fragments are flat from `v[1]`; texture
 /// coordinates are not produced (clear mode never textures).
 pub fn clear_rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
     let Some(c) = cover(v, setup) else { return };
@@ -345,7 +345,7 @@ pub fn split_rect_fog(v: &[ScreenVertex; 2]) -> Option<[[ScreenVertex; 2]; 2]> {
 /// (two per diagonal, one of each pair surviving the winding check) from v1's attributes
 /// with the corners' texture coordinates, swapping the TR/BL texture coordinates for
 /// rotated corner orders [PP `Clipper.cpp` `AddTriangleRect`, `RotateUV`]. Pass each to
-/// [`triangle`] in order (no culling).
+/// `triangle` in order (no culling).
 pub fn rect_to_triangles(v: &[ScreenVertex; 2]) -> [[ScreenVertex; 3]; 4] {
     let (v0, v1) = (&v[0], &v[1]);
     let mut buf = [*v1; 4];

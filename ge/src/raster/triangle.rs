@@ -45,7 +45,7 @@ pub fn triangle_culled(v: &[ScreenVertex; 3], cull: Cull, setup: &RasterSetup, e
 /// receives it). Like [PP `BinManager::AddTriangle`] it draws nothing when the vertices run
 /// the "wrong" way (negative cross product) or are all on one vertical/horizontal line, so
 /// callers without culling use [`triangle_culled`]. Flat shading: the caller copies the
-/// provoking vertex's colours into v[2] (PPSSPP's `corrected2`, or into all three) and sets
+/// provoking vertex's colours into `v[2]` (PPSSPP's `corrected2`, or into all three) and sets
 /// [`RasterSetup::flat_shading`].
 pub fn triangle(v: &[ScreenVertex; 3], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
     let p = [(v[0].x.0, v[0].y.0), (v[1].x.0, v[1].y.0), (v[2].x.0, v[2].y.0)];

@@ -48,7 +48,7 @@ pub fn dxt1_texel(block: &[u8; 8], x: u32, y: u32) -> [u8; 4] {
 }
 
 /// DXT3: 4-bit explicit alpha placed in the top nibble (n -> n·16, so 15 -> 240)
-/// [PP GetDXT3Texel `alpha << 28`].
+/// \[PP GetDXT3Texel `alpha << 28`\].
 pub fn dxt3_texel(block: &[u8; 16], x: u32, y: u32) -> [u8; 4] {
     let mut c = dxt_color(block, x, y, 0);
     let row = u16::from_le_bytes([block[8 + 2 * (y as usize & 3)], block[9 + 2 * (y as usize & 3)]]);

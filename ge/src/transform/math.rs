@@ -213,7 +213,7 @@ fn rsqrt_special(x: f32) -> Option<f32> {
     }
 }
 
-/// AMD Zen's `RSQRTSS`/`RSQRTPS` approximation (see [`AMD_RSQRT_STEPS`]), the one the
+/// AMD Zen's `RSQRTSS`/`RSQRTPS` approximation (see `AMD_RSQRT_STEPS`), the one the
 /// reference images were made with. Special inputs behave as on Intel: ±0 and
 /// denormals give ±infinity, +infinity gives 0, NaNs are quietened, negatives give
 /// the default NaN.
