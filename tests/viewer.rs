@@ -352,3 +352,205 @@ fn view_without_a_display_fails_cleanly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("viewing") && err.contains("window"), "{err}");
 }
+
+// ---- Real input through the X server -------------------------------------------------------
+//
+// xdotool types and clicks with XTEST, so the events reach the viewer exactly as a keyboard's
+// and a mouse's would. Keyboard events go to the window with the X input focus; with no window
+// manager (a bare Xvfb) nothing ever gives the new window that focus and winit drops every key
+// (winit 0.30 x11/event_processor.rs `xinput_key_input`: no `active_window` until an XI_FocusIn),
+// so the test sets it itself, as a window manager would, with `xdotool windowfocus` (XSetInputFocus).
+
+use psprender::viewer::draw::{Canvas, BONE_COLOUR, JOINT_COLOUR};
+use std::time::{Duration, Instant};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{ConnectionExt, ImageFormat};
+
+/// Longest wait for anything the viewer does in response to one input.
+const STEP: Duration = Duration::from_secs(10);
+
+/// Retry `f` every 20 ms until it returns `Some`, for at most `STEP`.
+fn poll<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let end = Instant::now() + STEP;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Run xdotool on `display` (killed after `STEP`); its stdout when it succeeds.
+fn xdotool(display: &str, args: &[&str]) -> Option<String> {
+    let mut child = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let end = Instant::now() + STEP;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let mut out = String::new();
+                let _ = child.stdout.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut out));
+                return status.success().then_some(out);
+            }
+            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("xdotool {args:?} hung");
+            }
+        }
+    }
+}
+
+/// The viewer process, killed if the test fails before it quits.
+struct Viewer(Child);
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// The window's pixels (`0x00RRGGBB`, row-major) read with X11 GetImage; `None` while the
+/// window is not viewable yet.
+fn window_pixels(conn: &impl Connection, window: u32, width: u16, height: u16) -> Option<Vec<u32>> {
+    let reply = conn.get_image(ImageFormat::Z_PIXMAP, window, 0, 0, width, height, !0).ok()?.reply().ok()?;
+    // A depth-24 TrueColor ZPixmap holds 32-bit little-endian pixels, blue in the low byte.
+    let n = usize::from(width) * usize::from(height);
+    (reply.depth == 24 && reply.data.len() == n * 4)
+        .then(|| reply.data.chunks_exact(4).map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0])).collect())
+}
+
+/// The status line is white 8×8 glyphs with their top-left at (6, 6) (`App::paint`): which
+/// pixels of character cell `i` are white, one byte per row.
+fn status_cell(px: &[u32], width: usize, i: usize) -> [u8; 8] {
+    let mut rows = [0u8; 8];
+    for (gy, row) in rows.iter_mut().enumerate() {
+        for gx in 0..8 {
+            if px.get((6 + gy) * width + 6 + 8 * i + gx) == Some(&0xFF_FFFF) {
+                *row |= 1 << gx;
+            }
+        }
+    }
+    rows
+}
+
+/// The same for character `c` drawn by the viewer's own text routine.
+fn glyph(c: char) -> [u8; 8] {
+    let mut buf = vec![0u32; 20 * 20];
+    Canvas { px: &mut buf, width: 20, height: 20 }.text(6, 6, &c.to_string(), 0xFF_FFFF, 0);
+    status_cell(&buf, 20, 0)
+}
+
+fn overlay_pixels(px: &[u32]) -> usize {
+    px.iter().filter(|&&p| p == JOINT_COLOUR || p == BONE_COLOUR).count()
+}
+
+/// The decoded PNG at `path` once it is completely written.
+fn png_when_written(path: &Path) -> Vec<u8> {
+    poll(&format!("screenshot {}", path.display()), || {
+        let b = std::fs::read(path).ok()?;
+        ge::display::Image::from_png(&b).ok().map(|_| b)
+    })
+}
+
+#[test]
+fn keys_and_mouse_drive_the_window() {
+    let Some(x) = x_server() else { return };
+    if Command::new("xdotool").arg("version").env("DISPLAY", &x.display).output().map_or(true, |o| !o.status.success())
+    {
+        eprintln!("skipping: no xdotool; install xdotool to drive the viewer with real input");
+        return;
+    }
+    let dir = tmp("input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model_path = dir.join("input-model.pmo");
+    std::fs::write(&model_path, model().to_bytes().unwrap()).unwrap();
+    let args = ["--yaw", "30"];
+
+    let mut viewer = Viewer(
+        psprender()
+            .env("DISPLAY", &x.display)
+            .arg("view")
+            .arg(&model_path)
+            .args(args)
+            .arg("--screenshot-dir")
+            .arg(&dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // The title names the model, whose path is unique to this test run.
+    let name = model_path.display().to_string();
+    let wid: u32 = poll("the viewer window", || {
+        if let Ok(Some(status)) = viewer.0.try_wait() {
+            let mut err = String::new();
+            let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
+            panic!("the viewer exited ({status}) before its window appeared: {err}");
+        }
+        xdotool(&x.display, &["search", "--name", &name])?.lines().next()?.trim().parse().ok()
+    });
+    let wids = wid.to_string();
+    let (conn, _) = x11rb::connect(Some(&x.display)).unwrap();
+    let (w, h) = (960u16, 544u16); // --scale 2
+
+    // First frame on screen: the status line shows that frame's render time right away (no
+    // "-.-" placeholder while paused); ms sits at characters 6-7 of "{ms:5.1} ms".
+    let first = poll("the first frame with its status line", || {
+        let px = window_pixels(&conn, wid, w, h)?;
+        (status_cell(&px, w.into(), 6) == glyph('m') && status_cell(&px, w.into(), 7) == glyph('s')).then_some(px)
+    });
+    let digits: Vec<[u8; 8]> = ('0'..='9').map(glyph).collect();
+    assert!(digits.contains(&status_cell(&first, w.into(), 4)), "status line has no render time");
+    assert_eq!(overlay_pixels(&first), 0, "skeleton drawn before K");
+
+    assert!(xdotool(&x.display, &["windowfocus", "--sync", &wids]).is_some(), "cannot focus the window");
+
+    // F2: the screenshot is what render writes for the same arguments.
+    let plain = tmp("input-render.png");
+    run(psprender().arg("render").arg(&model_path).args(args).arg("-o").arg(&plain));
+    xdotool(&x.display, &["key", "F2"]).unwrap();
+    let shot1 = png_when_written(&dir.join("view-0001.png"));
+    assert_eq!(shot1, std::fs::read(&plain).unwrap(), "F2 screenshot differs from render");
+
+    // K: the skeleton overlay appears in the window.
+    xdotool(&x.display, &["key", "k"]).unwrap();
+    poll("the skeleton overlay after K", || (overlay_pixels(&window_pixels(&conn, wid, w, h)?) > 20).then_some(()));
+
+    // W: wireframe, as render --wireframe draws it.
+    let wire = tmp("input-render-wire.png");
+    run(psprender().arg("render").arg(&model_path).args(args).arg("--wireframe").arg("-o").arg(&wire));
+    xdotool(&x.display, &["key", "w", "F2"]).unwrap();
+    let shot2 = png_when_written(&dir.join("view-0002.png"));
+    assert_eq!(shot2, std::fs::read(&wire).unwrap(), "wireframe screenshot differs from render --wireframe");
+
+    // Left drag orbits, the wheel zooms: each changes the picture.
+    let drag = ["mousemove", "--window", &wids, "480", "272", "mousedown", "1"];
+    xdotool(&x.display, &drag).unwrap();
+    xdotool(&x.display, &["mousemove", "--window", &wids, "560", "300", "mouseup", "1", "key", "F2"]).unwrap();
+    let shot3 = png_when_written(&dir.join("view-0003.png"));
+    assert_ne!(shot3, shot2, "left drag did not orbit");
+    xdotool(&x.display, &["click", "4", "click", "4", "key", "F2"]).unwrap();
+    let shot4 = png_when_written(&dir.join("view-0004.png"));
+    assert_ne!(shot4, shot3, "wheel did not zoom");
+
+    // Q quits cleanly.
+    xdotool(&x.display, &["key", "q"]).unwrap();
+    let status = poll("the viewer to quit after Q", || viewer.0.try_wait().ok().flatten());
+    let mut out = String::new();
+    let _ = viewer.0.stdout.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut out));
+    let mut err = String::new();
+    let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
+    assert!(status.success(), "viewer failed: {err}");
+    assert_eq!(out.matches("saved ").count(), 4, "{out}");
+}

@@ -5,6 +5,12 @@
 //! Non-interactive runs ([`ViewerControl::exit_after_frames`]) render on every redraw, draw
 //! no overlays, and after the last one read the window back with `Surface::fetch` (X11
 //! GetImage): what is saved is what reached the window, not the GE image.
+//!
+//! Keys arrive only while the window has the X input focus: winit 0.30 drops key events until
+//! it has seen an XI_FocusIn for the window (x11/event_processor.rs `xinput_key_input`). A
+//! window manager gives a new window that focus; a bare X server (Xvfb without a WM) leaves it
+//! at PointerRoot and the keyboard does nothing until something sets it (`xdotool windowfocus`).
+//! Mouse input needs no focus.
 
 use super::draw::{self, Canvas, Layout};
 use super::state::{Button, Changed, ClipTiming, Input, Key, ViewerState};
@@ -266,11 +272,15 @@ impl App {
                 None => self.model.skeleton().map(|s| s.bind_globals()).unwrap_or_default(),
             };
             self.stats.renders += 1;
+            // The status line shows the render time (list + GE) and is painted just below:
+            // measured before painting, so even the first frame (and a paused view that paints
+            // nothing more) shows its own time, never a placeholder.
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            self.frame_ms = if self.stats.renders <= 1 { ms } else { 0.8 * self.frame_ms + 0.2 * ms };
         }
         self.paint()?;
         let ms = start.elapsed().as_secs_f64() * 1e3;
         if rerender {
-            self.frame_ms = if self.stats.renders <= 1 { ms } else { 0.8 * self.frame_ms + 0.2 * ms };
             self.total_ms += ms;
             self.stats.mean_ms = self.total_ms / f64::from(self.stats.renders.max(1));
             self.stats.max_ms = self.stats.max_ms.max(ms);
