@@ -32,10 +32,13 @@ pub use state::{Button, ClipTiming, Input, Key, ViewerState};
 /// One animation the viewer can play.
 pub struct Clip {
     pub name: String,
-    /// Length in frames (playback wraps to `[0, frames)`).
+    /// Length in frames (stepping wraps to `[0, frames)`).
     pub frames: f32,
     /// Frames per second of playback.
     pub fps: f32,
+    /// The game's loop rule for playback, (frame count, loop-from, loop-to) of a PAM
+    /// animation ([`crate::pam::eval::loop_frame`]); `None` wraps to `[0, frames)`.
+    pub looping: Option<(u16, u16, u16)>,
     /// Joint globals of PMO 0's skeleton at a frame in `[0, frames)`.
     pub pose: Box<dyn Fn(f32) -> Vec<Mat4> + Send>,
 }

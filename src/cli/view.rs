@@ -85,6 +85,7 @@ fn clips(pose: &PoseArgs, model: &Model) -> anyhow::Result<(Vec<Clip>, usize)> {
             name: format!("{slot}:{}", anim.name()),
             frames: f32::from(anim.frame_count),
             fps: if anim.fps == 0 { DEFAULT_FPS } else { f32::from(anim.fps) },
+            looping: Some((anim.frame_count, anim.loop_from, anim.loop_to)),
             pose: Box::new(move |frame| pose_globals(&sk, &a, frame, &options)),
         });
     }

@@ -125,22 +125,28 @@ impl Animation {
     ///   guess: KHBBSMesh restarts at 0 dropping the overshoot; the closed form keeps it.
     /// * loop-from > 0 but ≤ loop-to: guess: no loop (KHBBSMesh would never come back).
     pub fn frame_at(&self, time: f32, playback: Playback) -> f32 {
-        let fc = f32::from(self.frame_count);
-        let mut f = if time.is_finite() && time > 0.0 { time * f32::from(self.fps) } else { 0.0 };
-        if !f.is_finite() {
-            f = 0.0;
+        let f = if time.is_finite() && time > 0.0 { time * f32::from(self.fps) } else { 0.0 };
+        let f = if f.is_finite() { f } else { 0.0 };
+        match playback {
+            Playback::Loop => loop_frame(f, self.frame_count, self.loop_from, self.loop_to),
+            Playback::Once => f.clamp(0.0, f32::from(self.frame_count)),
         }
-        if playback == Playback::Loop {
-            let (from, to) = (f32::from(self.loop_from), f32::from(self.loop_to));
-            if self.loop_from > 0 && self.loop_from > self.loop_to {
-                let len = from - to;
-                if f > from {
-                    f -= len * ((f - from) / len).ceil();
-                }
-            } else if self.loop_from == 0 && self.frame_count > 0 && f > fc {
-                f -= fc * ((f - fc) / fc).ceil();
-            }
-        }
-        f.clamp(0.0, fc)
     }
+}
+
+/// The loop rule of [`Animation::frame_at`] applied to an unwrapped frame number `f` ≥ 0
+/// (also used by the viewer, which advances frames itself).
+pub fn loop_frame(f: f32, frame_count: u16, loop_from: u16, loop_to: u16) -> f32 {
+    let fc = f32::from(frame_count);
+    let mut f = if f.is_finite() && f > 0.0 { f } else { 0.0 };
+    let (from, to) = (f32::from(loop_from), f32::from(loop_to));
+    if loop_from > 0 && loop_from > loop_to {
+        let len = from - to;
+        if f > from {
+            f -= len * ((f - from) / len).ceil();
+        }
+    } else if loop_from == 0 && frame_count > 0 && f > fc {
+        f -= fc * ((f - fc) / fc).ceil();
+    }
+    f.clamp(0.0, fc)
 }

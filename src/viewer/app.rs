@@ -175,7 +175,7 @@ pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerSt
 impl App {
     fn new(input: ViewerInput, control: ViewerControl) -> App {
         let ViewerInput { model, clips, start_clip, start_frame, options, camera, threads, title } = input;
-        let timings = clips.iter().map(|c| ClipTiming { frames: c.frames, fps: c.fps }).collect();
+        let timings = clips.iter().map(|c| ClipTiming { frames: c.frames, fps: c.fps, looping: c.looping }).collect();
         let mut state = ViewerState::new(camera, 1.0, options, model.section_count(), timings);
         state.start(start_clip, start_frame);
         let pose0 = clips.get(state.clip).map(|c| (c.pose)(state.time));

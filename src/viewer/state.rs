@@ -103,6 +103,8 @@ impl Changed {
 pub struct ClipTiming {
     pub frames: f32,
     pub fps: f32,
+    /// (frame count, loop-from, loop-to) when playback follows a PAM's loop rule.
+    pub looping: Option<(u16, u16, u16)>,
 }
 
 /// `t` wrapped into `[0, frames)`; 0 for an empty or non-finite clip.
@@ -280,7 +282,11 @@ impl ViewerState {
     fn tick(&mut self, dt: f32) -> Changed {
         match self.timing() {
             Some(c) if self.playing && dt.is_finite() && dt > 0.0 => {
-                self.time = wrap_frame(self.time + dt * c.fps, c.frames);
+                let t = self.time + dt * c.fps;
+                self.time = match c.looping {
+                    Some((n, from, to)) => crate::pam::eval::loop_frame(t, n, from, to).min(c.frames),
+                    None => wrap_frame(t, c.frames),
+                };
                 Changed::SCENE
             }
             _ => Changed::NONE,
@@ -436,7 +442,7 @@ mod tests {
     }
 
     fn clip(frames: f32, fps: f32) -> ClipTiming {
-        ClipTiming { frames, fps }
+        ClipTiming { frames, fps, looping: None }
     }
 
     #[test]
@@ -511,6 +517,27 @@ mod tests {
         // R restores the start.
         s.handle(Input::Key(Key::ResetCamera));
         assert_eq!(s.camera, cam());
+    }
+
+    #[test]
+    fn playback_follows_the_pam_loop_rule() {
+        // test.pam's header: 90 frames, loop-from 89, loop-to 0 (frame 89 is the seam).
+        let mut s = state(vec![ClipTiming { frames: 90.0, fps: 30.0, looping: Some((90, 89, 0)) }]);
+        s.handle(Input::Key(Key::Space));
+        s.time = 88.5;
+        s.handle(Input::Tick(1.0 / 30.0)); // 89.5: past loop-from, back by 89
+        assert!((s.time - 0.5).abs() < 1e-4, "{}", s.time);
+        // Loop 60 → 20: frames 20..60 repeat.
+        let mut s = state(vec![ClipTiming { frames: 90.0, fps: 10.0, looping: Some((90, 60, 20)) }]);
+        s.handle(Input::Key(Key::Space));
+        s.time = 55.0;
+        s.handle(Input::Tick(1.0)); // 65 → 25
+        assert!((s.time - 25.0).abs() < 1e-4, "{}", s.time);
+        // No loop (loop-from ≤ loop-to): playback holds the last frame.
+        let mut s = state(vec![ClipTiming { frames: 90.0, fps: 10.0, looping: Some((90, 10, 10)) }]);
+        s.handle(Input::Key(Key::Space));
+        s.handle(Input::Tick(100.0));
+        assert_eq!(s.time, 90.0);
     }
 
     #[test]
