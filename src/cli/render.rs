@@ -31,7 +31,7 @@ pub struct SceneArgs {
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub yaw: f32,
     /// Camera elevation, degrees (positive = from above).
-    #[arg(long, default_value_t = scene::DEFAULT_PITCH.to_degrees(), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 8.6, allow_negative_numbers = true)]
     pub pitch: f32,
     /// Camera distance from the model's centre (default: the closest that frames the model).
     #[arg(long)]

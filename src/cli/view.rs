@@ -13,6 +13,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
+#[command(after_long_help = "\
+Mouse: left drag orbits, right or middle drag pans, wheel zooms.
+Keys:  Space play/pause   Left/Right step a frame   Home/End first/last frame
+       PageUp/PageDown -/+10 frames   [ ] previous/next animation
+       1-9, 0 toggle sections 0-9   A show all   L mesh list all/0/1
+       W wireframe   K skeleton   F2 or P screenshot   R reset camera   Q or Esc quit")]
 pub struct Args {
     #[command(flatten)]
     pub scene: SceneArgs,
