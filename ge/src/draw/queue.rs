@@ -1,0 +1,373 @@
+//! PPSSPP's bin queue [PP `BinManager`]: what is queued, when it drains, and what each
+//! drain decides for the primitives it hands over.
+//!
+//! PPSSPP queues every primitive with the index of its rasterizer state and drains the
+//! queue (hands its items over to be drawn) in exactly three places:
+//! * a primitive is added to a full queue (2047 items) [PP `BinManager::Add*`];
+//! * after every primitive, once the area queued since the last flush (`queueRange_`)
+//!   spans 224 rows, while fewer than 36 tasks per thread were enqueued [PP `Expand`];
+//! * every flush [PP `BinManager::Flush`]: ours ([`crate::exec`]: framebuffer changes,
+//!   transfers, list ends; draw-type changes [PP `GPUCommon::SetDrawType`]) and the one
+//!   PPSSPP makes before compiling a pixel or sampler function it has not seen
+//!   [PP `PixelJitCache::GetSingle`, `SamplerJitCache` "compile"], which is why
+//!   [`BinQueue::update_state`] tracks the function keys of `funcid`.
+//!
+//! Each drain [PP `BinManager::Drain`] decides two things for the items it hands over:
+//! * Worker strips. The screen is cut into one horizontal (or vertical) strip per worker
+//!   thread, and every primitive is drawn once per strip it touches with its range
+//!   *intersected with the strip*. That intersection is visible: lines test their
+//!   (fractional, 1/16-unit) DDA position against the range, so a step that lands strictly
+//!   between the last sub-pixel of one strip and the first of the next belongs to neither
+//!   and is lost [PP `DrawLine` maskOK]; triangles and rectangles anchor their 2x2 quad
+//!   grid and their edge-function start at the range's top-left corner
+//!   [PP `DrawTriangleSlice`, `DrawRectangle`].
+//! * State optimizations. Every state made current since the previous drain, the current
+//!   one included, is re-optimized from the vertex facts its queued primitives added
+//!   [PP `OptimizePendingStates`] (`optimize`); the items are drawn with the result.
+//!
+//! Worker threads are assumed to be slower than the submitting thread: a task stays busy
+//! until the flush waits for it, so the strips of the first split drain after a flush are
+//! kept through later drains (`waitable_->Empty()` is false). The references were made
+//! with two worker threads: in `b_prim_000003` the only differing row is exactly the strip
+//! boundary 2 tasks give.
+//!
+//! Not modelled: PPSSPP's texture flushes ("tex": texturing from a pending framebuffer
+//! write; ours flush at every framebuffer change instead).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::funcid::{pixel_func_key, sampler_key};
+use super::{optimize, BinnedPrim, DrawState, Shape};
+use crate::bin::Binner;
+use crate::cmd::op;
+use crate::raster::ClipRect;
+use crate::regs::Regs;
+
+/// Worker threads of the machine that made the references (`GetNumLooperThreads`).
+pub const REFERENCE_TASKS: i32 = 2;
+
+/// PPSSPP `BinManager::QUEUED_PRIMS`: the queue drains when it holds `N - 1` items.
+const QUEUED_PRIMS: usize = 2048;
+
+/// Sub-pixel units per pixel (PPSSPP `SCREEN_SCALE_FACTOR`).
+const SCALE: i32 = 16;
+
+/// Inclusive range in 1/16-pixel units (PPSSPP `BinCoords`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Sub {
+    x1: i32,
+    y1: i32,
+    x2: i32,
+    y2: i32,
+}
+
+impl Sub {
+    /// A pixel rectangle as PPSSPP's range: `& ~15` on the low side, `| 15` on the high.
+    fn from_pixels(r: &ClipRect) -> Sub {
+        Sub { x1: r.x0 * SCALE, y1: r.y0 * SCALE, x2: r.x1 * SCALE + SCALE - 1, y2: r.y1 * SCALE + SCALE - 1 }
+    }
+
+    /// Back to pixels; task ranges are always whole pixels.
+    fn to_pixels(self) -> ClipRect {
+        ClipRect {
+            x0: self.x1.div_euclid(SCALE),
+            y0: self.y1.div_euclid(SCALE),
+            x1: (self.x2 + 1).div_euclid(SCALE) - 1,
+            y1: (self.y2 + 1).div_euclid(SCALE) - 1,
+        }
+    }
+}
+
+/// The strips of one drain, or `None` when the queue is drawn without splitting.
+pub type TaskRects = Option<Arc<[ClipRect]>>;
+
+/// Replica of the `BinManager` fields that decide drains, strips and optimizations.
+pub struct BinQueue {
+    max_tasks: i32,
+    /// `queueRange_`; `None` is PPSSPP's empty marker (x1 = 0x7FFFFFFF).
+    queue_range: Option<Sub>,
+    /// `taskRanges_` once `tasksSplit_` is set (cleared by a flush).
+    split: Option<Vec<Sub>>,
+    /// `taskStatus_`: tasks handed to a worker and not finished (busy until the flush).
+    busy: Vec<bool>,
+    /// `enqueues_`: tasks handed to worker threads (limits draining on expansion).
+    enqueues: i32,
+    /// Bounds of the queued primitives (PPSSPP `queue_`): the binner's last items.
+    queued: Vec<ClipRect>,
+    /// States made current since the last drain, the current one last
+    /// (`pendingStateIndex_` ..= `stateIndex_`).
+    pending: Vec<Arc<DrawState>>,
+    /// Pixel and sampler function keys compiled so far.
+    compiled: HashSet<(u8, u64)>,
+    /// `IsTrianglePrim(lastPrim_)` of [PP `GPUCommon::SetDrawType`] (starts as
+    /// GE_PRIM_INVALID: not a triangle type).
+    pub last_triangle_class: bool,
+}
+
+impl Default for BinQueue {
+    fn default() -> Self {
+        BinQueue::new(REFERENCE_TASKS)
+    }
+}
+
+impl BinQueue {
+    pub fn new(max_tasks: i32) -> BinQueue {
+        let max_tasks = max_tasks.max(1);
+        BinQueue {
+            max_tasks,
+            queue_range: None,
+            split: None,
+            busy: vec![false; max_tasks as usize],
+            enqueues: 0,
+            queued: Vec::new(),
+            pending: Vec::new(),
+            compiled: HashSet::new(),
+            last_triangle_class: false,
+        }
+    }
+
+    /// Register a draw's state [PP `BinManager::UpdateState` → `ComputeRasterizerState`]:
+    /// true when PPSSPP would flush first to compile a function it has not seen.
+    pub fn update_state(&mut self, regs: &Regs, through: bool) -> bool {
+        let mut fresh = self.compiled.insert((0, pixel_func_key(regs, through)));
+        if regs.enabled(op::TEXTUREMAPENABLE) && !regs.enabled(op::CLEARMODE) {
+            let s = sampler_key(regs) as u64;
+            // GetLinearFunc and GetNearestFunc each compile their own variant.
+            fresh |= self.compiled.insert((1, s | 1 << 40));
+            fresh |= self.compiled.insert((1, s));
+        }
+        fresh
+    }
+
+    /// A new PPSSPP rasterizer state became current (`stateIndex_` moved on).
+    pub fn state_created(&mut self, st: &Arc<DrawState>) {
+        self.pending.push(st.clone());
+    }
+
+    /// Queue a primitive with (scissored, non-empty) pixel bounds `r`
+    /// [PP `BinManager::Add*`: drain a full queue, push, `CalculateRasterStateFlags`,
+    /// `Expand`].
+    pub fn push(&mut self, binner: &mut Binner<BinnedPrim>, r: ClipRect, state: Arc<DrawState>, shape: Shape) {
+        if self.queued.len() == QUEUED_PRIMS - 1 {
+            self.drain(binner, false);
+        }
+        state.opt_cell.add(optimize::shape_flags(&shape, state.opt_in.shade_gouraud));
+        binner.push(r, BinnedPrim { state, shape, tasks: None, opt: 0 });
+        self.queued.push(r);
+        let s = Sub::from_pixels(&r);
+        let q = match self.queue_range {
+            None => s,
+            Some(q) => Sub { x1: q.x1.min(s.x1), y1: q.y1.min(s.y1), x2: q.x2.max(s.x2), y2: q.y2.max(s.y2) },
+        };
+        self.queue_range = Some(q);
+        if self.max_tasks == 1 || (q.y2 - q.y1 >= 224 * SCALE && self.enqueues < 36 * self.max_tasks) {
+            self.drain(binner, false);
+        }
+    }
+
+    /// [PP `BinManager::Flush`]: drain everything, wait for the workers and forget the
+    /// covered area and the strips.
+    pub fn flush(&mut self, binner: &mut Binner<BinnedPrim>) {
+        if self.queue_range.is_none() {
+            return;
+        }
+        self.drain(binner, true);
+        self.queue_range = None;
+        self.split = None;
+        self.busy.fill(false);
+    }
+
+    /// [PP `BinManager::Drain`]: fix the strips and the optimization of the items handed
+    /// over (the oldest queued ones).
+    fn drain(&mut self, binner: &mut Binner<BinnedPrim>, flushing: bool) {
+        let Some(q) = self.queue_range else { return };
+        // Strips are (re)computed only while no worker is busy (`waitable_->Empty()`).
+        if self.split.is_none() || !self.busy.contains(&true) {
+            self.split = Some(self.task_ranges(q));
+        }
+        // [PP `OptimizePendingStates`]; a state spans several entries when only our
+        // snapshot changed.
+        let mut last: Option<*const optimize::OptCell> = None;
+        for st in &self.pending {
+            let cell = Arc::as_ptr(&st.opt_cell);
+            if last != Some(cell) {
+                st.opt_cell.optimize(&st.opt_in);
+                last = Some(cell);
+            }
+        }
+        let cur = self.pending.pop();
+        self.pending.clear();
+        self.pending.extend(cur);
+        let ranges: Vec<ClipRect> = self.split.iter().flatten().map(|s| s.to_pixels()).collect();
+        // Unsplit, the submitting thread draws the whole queue with each primitive's own
+        // range; split, a non-flushing drain hands over at most half the queue.
+        let n = match ranges.len() {
+            0 | 1 => self.queued.len(),
+            _ if flushing => self.queued.len().min(QUEUED_PRIMS),
+            _ => self.queued.len().min(QUEUED_PRIMS / 2),
+        };
+        let tasks: TaskRects = (ranges.len() > 1).then(|| ranges.into());
+        for (i, t) in tasks.iter().flat_map(|t| t.iter()).enumerate() {
+            let used = self.queued[..n].iter().any(|b| !b.intersect(t).is_empty());
+            if i >= self.busy.len() {
+                self.busy.resize(i + 1, false);
+            }
+            if used && !self.busy[i] {
+                self.busy[i] = true;
+                self.enqueues += 1;
+            }
+        }
+        let first = binner.len() - self.queued.len();
+        for p in binner.prims_mut().skip(first).take(n) {
+            p.tasks = tasks.clone();
+            p.opt = optimize::prim_opt(p);
+        }
+        self.queued.drain(..n);
+    }
+
+    /// The strips for the current queue range [PP `BinManager::Drain` taskRanges_].
+    fn task_ranges(&self, q: Sub) -> Vec<Sub> {
+        let w2 = (q.x2 - q.x1 + (SCALE * 2 - 1)) / (SCALE * 2);
+        let h2 = (q.y2 - q.y1 + (SCALE * 2 - 1)) / (SCALE * 2);
+        let (tl, br) = (0, 1024 * SCALE);
+        let n = self.max_tasks;
+        let mut v = Vec::new();
+        if h2 >= 18 && w2 >= h2 * 4 {
+            let bin_w = 4.max((w2 + n - 1) / n) * SCALE * 2;
+            v.push(Sub { x1: tl, y1: tl, x2: q.x1 + bin_w - 1, y2: br - 1 });
+            let mut x = q.x1 + bin_w;
+            while x <= q.x2 {
+                let x2 = if x + bin_w > q.x2 { br } else { x + bin_w };
+                v.push(Sub { x1: x, y1: tl, x2: x2 - 1, y2: br - 1 });
+                x += bin_w;
+            }
+        } else if h2 >= 18 && w2 >= 18 {
+            let bin_h = 4.max((h2 + n - 1) / n) * SCALE * 2;
+            v.push(Sub { x1: tl, y1: tl, x2: br - 1, y2: q.y1 + bin_h - 1 });
+            let mut y = q.y1 + bin_h;
+            while y <= q.y2 {
+                let y2 = if y + bin_h > q.y2 { br } else { y + bin_h };
+                v.push(Sub { x1: tl, y1: y, x2: br - 1, y2: y2 - 1 });
+                y += bin_h;
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::ScreenVertex;
+    use crate::regs::Matrices;
+
+    fn px(x0: i32, y0: i32, x1: i32, y1: i32) -> ClipRect {
+        ClipRect { x0, y0, x1, y1 }
+    }
+
+    /// A queue, its binner and one state.
+    struct Q {
+        q: BinQueue,
+        b: Binner<BinnedPrim>,
+        st: Arc<DrawState>,
+    }
+
+    impl Q {
+        fn new(regs: &Regs) -> Q {
+            let st = Arc::new(DrawState::decode(regs, &Matrices::default(), &[0; 1024], true));
+            let mut q = BinQueue::new(2);
+            q.state_created(&st);
+            Q { q, b: Binner::new(16), st }
+        }
+
+        fn push(&mut self, r: ClipRect, alpha: u8) {
+            let v = ScreenVertex { color0: [255, 255, 255, alpha], ..Default::default() };
+            self.q.push(&mut self.b, r, self.st.clone(), Shape::Point(v));
+        }
+
+        fn prim(&mut self, i: usize) -> (TaskRects, u32) {
+            let p = self.b.prims_mut().nth(i).expect("binned");
+            (p.tasks.clone(), p.opt)
+        }
+    }
+
+    /// Two tasks over rows 3..=271: h2 = (4351 - 48 + 31) / 32 = 135, bin_h =
+    /// max(4, 68) · 32 = 2176 sub-pixels = 136 rows, so the strips meet at row 3 + 136 = 139.
+    /// The 269-row range drains at once (≥ 224 rows).
+    #[test]
+    fn two_task_strips_start_at_queue_top() {
+        let mut q = Q::new(&Regs::default());
+        q.push(px(10, 3, 400, 271), 255);
+        assert!(q.q.queued.is_empty());
+        let t = q.prim(0).0.expect("split");
+        assert_eq!(&t[..], &[px(0, 0, 1023, 138), px(0, 139, 1023, 1023)]);
+    }
+
+    /// Once a worker holds a strip, later drains keep the strips of the first one until
+    /// the flush: rows 3..=271 give the boundary at 139 (above); a later primitive reaching
+    /// row 0 would move it to 136 if recomputed.
+    #[test]
+    fn strips_kept_while_workers_busy() {
+        let mut q = Q::new(&Regs::default());
+        q.push(px(10, 3, 400, 271), 255);
+        q.push(px(10, 0, 20, 10), 255);
+        assert_eq!(q.prim(1).0.expect("split")[1].y0, 139);
+        // After the flush the strips are recomputed: rows 0..=271 → h2 = 136, 68 · 2 rows.
+        q.q.flush(&mut q.b);
+        q.push(px(10, 0, 400, 271), 255);
+        assert_eq!(q.prim(2).0.expect("split")[1].y0, 136);
+    }
+
+    /// Pixel functions differing only in blending are two compilations (two flushes);
+    /// the same state again is none [PP `ComputePixelFuncID`].
+    #[test]
+    fn new_pixel_function_requests_flush() {
+        let mut regs = Regs::default();
+        let mut m = BinQueue::new(2);
+        assert!(m.update_state(&regs, true));
+        assert!(!m.update_state(&regs, true));
+        regs.set(op::ALPHABLENDENABLE, 1);
+        assert!(m.update_state(&regs, true));
+        // Through mode is part of the key (applyDepthRange).
+        assert!(m.update_state(&regs, false));
+        // Blend fixed-A 0xFFFFFF with fixed-B 0 is "no blending": the first key again.
+        regs.set(op::BLENDMODE, 10 | 10 << 4);
+        regs.set(op::BLENDFIXEDA, 0xFF_FFFF);
+        assert!(!m.update_state(&regs, true));
+    }
+
+    /// Below 224 rows nothing drains until the flush; a 20-row queue range is not split
+    /// (h2 = 10 < 18), and a wide one is cut into columns (w2 ≥ 4·h2).
+    #[test]
+    fn small_and_wide_ranges() {
+        let mut q = Q::new(&Regs::default());
+        q.push(px(0, 0, 100, 19), 255);
+        assert_eq!(q.q.queued.len(), 1);
+        q.q.flush(&mut q.b);
+        assert!(q.q.queued.is_empty());
+        assert!(q.prim(0).0.is_none());
+        // Rows 0..=39 (h2 = 20), columns 0..=199 (w2 = 100 ≥ 80): bin_w = 50 · 32 = 100 px.
+        q.push(px(0, 0, 199, 39), 255);
+        q.q.flush(&mut q.b);
+        assert_eq!(&q.prim(1).0.expect("split")[..], &[px(0, 0, 99, 1023), px(100, 0, 1023, 1023)]);
+    }
+
+    /// [PP `Drain` → `OptimizePendingStates`] The drain a 224-row range causes also
+    /// optimizes the state: SRCALPHA/INVSRCALPHA blending with only α = 255 so far turns
+    /// blending off (`OPTIMIZED | BLEND_SRC | BLEND_DST | BLEND_OFF` plus our `canFull`
+    /// bit) for the item it hands over; a later α = 128 item reverts the state to no
+    /// optimization for the items of the next drain.
+    #[test]
+    fn every_drain_optimizes_pending_states() {
+        let mut regs = Regs::default();
+        regs.set(op::ALPHABLENDENABLE, 1);
+        regs.set(op::BLENDMODE, 2 | 3 << 4);
+        let mut q = Q::new(&regs);
+        q.push(px(0, 0, 10, 250), 255);
+        assert_eq!(q.prim(0).1, 0x8000_0000 | 0x000F_0000);
+        q.push(px(0, 0, 10, 10), 128);
+        assert_eq!(q.prim(0).1, 0x8000_0000 | 0x000F_0000);
+        assert_eq!(q.prim(1).1, 0x0001_0000);
+    }
+}
