@@ -28,7 +28,7 @@ mod queue;
 
 use std::sync::Arc;
 
-use crate::bin::{Binner, FbTarget};
+use crate::bin::FbTarget;
 use crate::cmd::op;
 use crate::exec::Ge;
 use crate::geom::{NumFormat, PrimType, Quad, ScreenVertex, VertexType};
@@ -164,7 +164,6 @@ pub struct BinnedPrim {
 
 /// Per-GE drawing state that persists between PRIM commands.
 pub struct DrawContext {
-    binner: Binner<BinnedPrim>,
     queue: queue::BinQueue,
     target: Option<FbTarget>,
     state: Option<Arc<DrawState>>,
@@ -200,7 +199,6 @@ pub struct DrawContext {
 impl Default for DrawContext {
     fn default() -> Self {
         DrawContext {
-            binner: Binner::new(BAND_ROWS),
             queue: queue::BinQueue::default(),
             target: None,
             state: None,
@@ -342,7 +340,6 @@ impl Ge {
         }
         let ctx = &mut self.draw;
         let mut sink = assemble::Sink {
-            binner: &mut ctx.binner,
             queue: &mut ctx.queue,
             state,
             ts,
@@ -366,14 +363,14 @@ impl Ge {
 
     /// Rasterize everything binned so far into memory.
     pub fn flush(&mut self) {
-        self.draw.queue.flush(&mut self.draw.binner);
-        if self.draw.binner.is_empty() {
+        self.draw.queue.flush();
+        if self.draw.queue.binner.is_empty() {
             return;
         }
         let Some(target) = self.draw.target else { return };
         self.draw.jit.flushed();
         let pool = self.draw.pool.clone();
-        self.draw.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
+        self.draw.queue.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

@@ -9,8 +9,7 @@
 
 use std::sync::Arc;
 
-use super::{BinnedPrim, DrawState, Shape};
-use crate::bin::Binner;
+use super::{DrawState, Shape};
 use crate::clip::{self, CullMode, Projected};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
 use crate::raster::{self, ClipRect, DetectState, SpriteFastPathState};
@@ -73,9 +72,8 @@ pub struct Scratch {
     lines: Vec<[ScreenVertex; 2]>,
 }
 
-/// Where assembled primitives go: clipping, the sprite paths, and the binner.
+/// Where assembled primitives go: clipping, the sprite paths, and the bin queue.
 pub struct Sink<'a> {
-    pub binner: &'a mut Binner<BinnedPrim>,
     pub queue: &'a mut super::queue::BinQueue,
     pub state: Arc<DrawState>,
     pub ts: &'a TransformState,
@@ -165,7 +163,7 @@ impl Sink<'_> {
         if r.is_empty() {
             return;
         }
-        self.queue.push(self.binner, r, state, shape);
+        self.queue.push(r, state, shape);
     }
 
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.

@@ -84,6 +84,9 @@ pub type TaskRects = Option<Arc<[ClipRect]>>;
 
 /// Replica of the `BinManager` fields that decide drains, strips and optimizations.
 pub struct BinQueue {
+    /// Every primitive binned since the last flush, drained or not; [`crate::exec::Ge::flush`]
+    /// rasterizes them.
+    pub binner: Binner<BinnedPrim>,
     max_tasks: i32,
     /// `queueRange_`; `None` is PPSSPP's empty marker (x1 = 0x7FFFFFFF).
     queue_range: Option<Sub>,
@@ -115,6 +118,7 @@ impl BinQueue {
     pub fn new(max_tasks: i32) -> BinQueue {
         let max_tasks = max_tasks.max(1);
         BinQueue {
+            binner: Binner::new(super::BAND_ROWS),
             max_tasks,
             queue_range: None,
             split: None,
@@ -148,12 +152,12 @@ impl BinQueue {
     /// Queue a primitive with (scissored, non-empty) pixel bounds `r`
     /// [PP `BinManager::Add*`: drain a full queue, push, `CalculateRasterStateFlags`,
     /// `Expand`].
-    pub fn push(&mut self, binner: &mut Binner<BinnedPrim>, r: ClipRect, state: Arc<DrawState>, shape: Shape) {
+    pub fn push(&mut self, r: ClipRect, state: Arc<DrawState>, shape: Shape) {
         if self.queued.len() == QUEUED_PRIMS - 1 {
-            self.drain(binner, false);
+            self.drain(false);
         }
         state.opt_cell.add(optimize::shape_flags(&shape, state.opt_in.shade_gouraud));
-        binner.push(r, BinnedPrim { state, shape, tasks: None, opt: 0 });
+        self.binner.push(r, BinnedPrim { state, shape, tasks: None, opt: 0 });
         self.queued.push(r);
         let s = Sub::from_pixels(&r);
         let q = match self.queue_range {
@@ -162,17 +166,17 @@ impl BinQueue {
         };
         self.queue_range = Some(q);
         if self.max_tasks == 1 || (q.y2 - q.y1 >= 224 * SCALE && self.enqueues < 36 * self.max_tasks) {
-            self.drain(binner, false);
+            self.drain(false);
         }
     }
 
     /// [PP `BinManager::Flush`]: drain everything, wait for the workers and forget the
     /// covered area and the strips.
-    pub fn flush(&mut self, binner: &mut Binner<BinnedPrim>) {
+    pub fn flush(&mut self) {
         if self.queue_range.is_none() {
             return;
         }
-        self.drain(binner, true);
+        self.drain(true);
         self.queue_range = None;
         self.split = None;
         self.busy.fill(false);
@@ -180,7 +184,7 @@ impl BinQueue {
 
     /// [PP `BinManager::Drain`]: fix the strips and the optimization of the items handed
     /// over (the oldest queued ones).
-    fn drain(&mut self, binner: &mut Binner<BinnedPrim>, flushing: bool) {
+    fn drain(&mut self, flushing: bool) {
         let Some(q) = self.queue_range else { return };
         // Strips are (re)computed only while no worker is busy (`waitable_->Empty()`).
         if self.split.is_none() || !self.busy.contains(&true) {
@@ -218,8 +222,8 @@ impl BinQueue {
                 self.enqueues += 1;
             }
         }
-        let first = binner.len() - self.queued.len();
-        for p in binner.prims_mut().skip(first).take(n) {
+        let first = self.binner.len() - self.queued.len();
+        for p in self.binner.prims_mut().skip(first).take(n) {
             p.tasks = tasks.clone();
             p.opt = optimize::prim_opt(p);
         }
@@ -266,10 +270,9 @@ mod tests {
         ClipRect { x0, y0, x1, y1 }
     }
 
-    /// A queue, its binner and one state.
+    /// A queue and one state.
     struct Q {
         q: BinQueue,
-        b: Binner<BinnedPrim>,
         st: Arc<DrawState>,
     }
 
@@ -278,16 +281,16 @@ mod tests {
             let st = Arc::new(DrawState::decode(regs, &Matrices::default(), &[0; 1024], true));
             let mut q = BinQueue::new(2);
             q.state_created(&st);
-            Q { q, b: Binner::new(16), st }
+            Q { q, st }
         }
 
         fn push(&mut self, r: ClipRect, alpha: u8) {
             let v = ScreenVertex { color0: [255, 255, 255, alpha], ..Default::default() };
-            self.q.push(&mut self.b, r, self.st.clone(), Shape::Point(v));
+            self.q.push(r, self.st.clone(), Shape::Point(v));
         }
 
         fn prim(&mut self, i: usize) -> (TaskRects, u32) {
-            let p = self.b.prims_mut().nth(i).expect("binned");
+            let p = self.q.binner.prims_mut().nth(i).expect("binned");
             (p.tasks.clone(), p.opt)
         }
     }
@@ -314,7 +317,7 @@ mod tests {
         q.push(px(10, 0, 20, 10), 255);
         assert_eq!(q.prim(1).0.expect("split")[1].y0, 139);
         // After the flush the strips are recomputed: rows 0..=271 → h2 = 136, 68 · 2 rows.
-        q.q.flush(&mut q.b);
+        q.q.flush();
         q.push(px(10, 0, 400, 271), 255);
         assert_eq!(q.prim(2).0.expect("split")[1].y0, 136);
     }
@@ -344,12 +347,12 @@ mod tests {
         let mut q = Q::new(&Regs::default());
         q.push(px(0, 0, 100, 19), 255);
         assert_eq!(q.q.queued.len(), 1);
-        q.q.flush(&mut q.b);
+        q.q.flush();
         assert!(q.q.queued.is_empty());
         assert!(q.prim(0).0.is_none());
         // Rows 0..=39 (h2 = 20), columns 0..=199 (w2 = 100 ≥ 80): bin_w = 50 · 32 = 100 px.
         q.push(px(0, 0, 199, 39), 255);
-        q.q.flush(&mut q.b);
+        q.q.flush();
         assert_eq!(&q.prim(1).0.expect("split")[..], &[px(0, 0, 99, 1023), px(100, 0, 1023, 1023)]);
     }
 
