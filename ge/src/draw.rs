@@ -338,6 +338,9 @@ impl Ge {
             self.flush();
             self.draw.target = Some(target);
         }
+        if self.draw.queue.update_binner(&state, &target) {
+            self.flush();
+        }
         let ctx = &mut self.draw;
         let mut sink = assemble::Sink {
             queue: &mut ctx.queue,
@@ -371,6 +374,7 @@ impl Ge {
         self.draw.jit.flushed();
         let pool = self.draw.pool.clone();
         self.draw.queue.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
+        self.draw.queue.unrasterized = Default::default();
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

@@ -31,18 +31,22 @@
 //! with two worker threads: in `b_prim_000003` the only differing row is exactly the strip
 //! boundary 2 tasks give.
 //!
-//! Not modelled: PPSSPP's texture flushes ("tex": texturing from a pending framebuffer
-//! write; ours flush at every framebuffer change instead).
+//! Texturing from what queued draws write ("self-render") flushes first and drops to one
+//! task, which makes every later primitive flush [PP `BinManager::UpdateState` "tex",
+//! "selfrender", "selfdepth"; `Expand` "expand"]; [`BinQueue::update_binner`] checks this
+//! on every PRIM (PPSSPP: when a binner-dirty register changed, or always while an overlap
+//! is pending). Not modelled: the 1:1 self-copy exception [PP `IsExactSelfRender`].
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::funcid::{pixel_func_key, sampler_key};
 use super::{optimize, BinnedPrim, DrawState, Shape};
-use crate::bin::Binner;
+use crate::bin::{Binner, FbTarget};
 use crate::cmd::op;
 use crate::raster::ClipRect;
 use crate::regs::Regs;
+use crate::tile::FbFormat;
 
 /// Worker threads of the machine that made the references (`GetNumLooperThreads`).
 pub const REFERENCE_TASKS: i32 = 2;
@@ -103,6 +107,17 @@ pub struct BinQueue {
     pending: Vec<Arc<DrawState>>,
     /// Pixel and sampler function keys compiled so far.
     compiled: HashSet<(u8, u64)>,
+    /// Worker threads (`GetNumLooperThreads`); `max_tasks` drops to 1 while self-rendering.
+    threads: i32,
+    /// States since the last flush (PPSSPP `states_`, for the "selfdepth" check).
+    states: Vec<Arc<DrawState>>,
+    /// `pendingWrites_`: colour and depth bytes the queued draws may write.
+    writes: [DirtyRange; 2],
+    /// The same for everything binned since [`crate::exec::Ge::flush`] last rasterized
+    /// (not cleared by PPSSPP's flushes, which we rasterize only when texturing needs it).
+    pub unrasterized: [DirtyRange; 2],
+    /// `pendingOverlap_`: a queued draw textures from a pending write.
+    overlap: bool,
     /// `IsTrianglePrim(lastPrim_)` of [PP `GPUCommon::SetDrawType`] (starts as
     /// GE_PRIM_INVALID: not a triangle type).
     pub last_triangle_class: bool,
@@ -120,6 +135,11 @@ impl BinQueue {
         BinQueue {
             binner: Binner::new(super::BAND_ROWS),
             max_tasks,
+            threads: max_tasks,
+            states: Vec::new(),
+            writes: [DirtyRange::default(); 2],
+            unrasterized: [DirtyRange::default(); 2],
+            overlap: false,
             queue_range: None,
             split: None,
             busy: vec![false; max_tasks as usize],
@@ -147,6 +167,37 @@ impl BinQueue {
     /// A new PPSSPP rasterizer state became current (`stateIndex_` moved on).
     pub fn state_created(&mut self, st: &Arc<DrawState>) {
         self.pending.push(st.clone());
+        self.states.push(st.clone());
+    }
+
+    /// The binner half of [PP `BinManager::UpdateState`] for a PRIM drawing `st` into
+    /// `fb`: flush before texturing from a pending write, record this draw's writes, and
+    /// use one task while self-rendering. True when the binner must be rasterized before
+    /// this draw: it textures from memory that binned draws write.
+    pub fn update_binner(&mut self, st: &DrawState, fb: &FbTarget) -> bool {
+        let had_depth = self.writes[1].base != 0;
+        let must_rasterize = texture_write(&self.unrasterized, st);
+        if texture_write(&self.writes, st) {
+            self.flush();
+        }
+        let (s, bpp) = (&st.scissor, if fb.fmt == FbFormat::Rgba8888 { 4 } else { 2 });
+        for w in [&mut self.writes, &mut self.unrasterized] {
+            w[0].expand(fb.color_addr & 0x041F_FFFF, bpp, fb.stride, s);
+            if st.pixel.depth_write {
+                w[1].expand(fb.depth_addr & 0x041F_FFFF, 2, fb.zstride, s);
+            }
+        }
+        let self_render = texture_write(&self.writes, st);
+        let max_tasks = if self_render { 1 } else { self.threads };
+        if max_tasks != self.max_tasks {
+            self.max_tasks = max_tasks;
+            self.flush();
+        }
+        self.overlap |= self_render;
+        if !had_depth && st.pixel.depth_write && self.states.iter().any(|s| texture_write(&self.writes, s)) {
+            self.flush();
+        }
+        must_rasterize
     }
 
     /// Queue a primitive with (scissored, non-empty) pixel bounds `r`
@@ -166,7 +217,11 @@ impl BinQueue {
         };
         self.queue_range = Some(q);
         if self.max_tasks == 1 || (q.y2 - q.y1 >= 224 * SCALE && self.enqueues < 36 * self.max_tasks) {
-            self.drain(false);
+            if self.overlap {
+                self.flush();
+            } else {
+                self.drain(false);
+            }
         }
     }
 
@@ -180,6 +235,11 @@ impl BinQueue {
         self.queue_range = None;
         self.split = None;
         self.busy.fill(false);
+        let cur = self.states.pop();
+        self.states.clear();
+        self.states.extend(cur);
+        self.writes = [DirtyRange::default(); 2];
+        self.overlap = false;
     }
 
     /// [PP `BinManager::Drain`]: fix the strips and the optimization of the items handed
@@ -257,6 +317,77 @@ impl BinQueue {
             }
         }
         v
+    }
+}
+
+/// [PP `HasTextureWrite`]: some level of `st`'s texture overlaps a range of `writes`.
+fn texture_write(writes: &[DirtyRange; 2], st: &DrawState) -> bool {
+    let Some(t) = &st.texture else { return false };
+    let bits = t.format.bits_per_texel();
+    t.levels[..=t.max_level as usize].iter().any(|l| {
+        let (stride, w) = (l.bufw * bits / 8, l.width * bits / 8);
+        // Only VRAM is ever written; mirrors are folded.
+        (l.addr & 0x3F80_0000) == 0x0400_0000
+            && writes.iter().any(|r| r.overlaps(l.addr & 0x041F_FFFF, stride, w, l.height))
+    })
+}
+
+/// PPSSPP `BinDirtyRange`: a byte range of rows (`base` 0: empty).
+#[derive(Clone, Copy, Default)]
+pub struct DirtyRange {
+    base: u32,
+    stride: u32,
+    width: u32,
+    height: u32,
+}
+
+impl DirtyRange {
+    /// [PP `BinDirtyRange::Expand`] by the scissor rectangle `s` of a buffer at `base`
+    /// (unsigned arithmetic as PPSSPP's, wrapping included).
+    fn expand(&mut self, base: u32, bpp: u32, stride: u32, s: &ClipRect) {
+        let (x0, y0) = (s.x0 as u32, s.y0 as u32);
+        let w = (s.x1 as u32).wrapping_sub(x0).wrapping_add(1);
+        let h = (s.y1 as u32).wrapping_sub(y0).wrapping_add(1);
+        let new = base.wrapping_add(y0.wrapping_mul(stride * bpp)).wrapping_add(x0 * bpp);
+        if self.base == 0 {
+            *self = DirtyRange { base: new, stride: stride * bpp, width: w.wrapping_mul(bpp), height: h };
+            return;
+        }
+        self.height = self.height.max(h);
+        if self.base == new && self.stride == stride * bpp {
+            self.width = self.width.max(w.wrapping_mul(bpp));
+            return;
+        }
+        if stride != 0 {
+            let rows = (self.base.wrapping_sub(new)) / (stride * bpp);
+            self.height = self.height.wrapping_add(rows);
+        }
+        self.base = self.base.min(new);
+        self.stride = self.stride.max(stride * bpp);
+        self.width = self.stride;
+    }
+
+    /// [PP `HasPendingWrite`] for one range: `h` rows of `w` bytes, `stride` apart.
+    fn overlaps(&self, start: u32, stride: u32, w: u32, h: u32) -> bool {
+        if self.base == 0 || self.stride == 0 {
+            return false;
+        }
+        let size = stride.wrapping_mul(h.wrapping_sub(1)).wrapping_add(w);
+        if start >= self.base.wrapping_add(self.height.wrapping_mul(self.stride))
+            || start.wrapping_add(size) <= self.base
+        {
+            return false;
+        }
+        let mut row = start;
+        for _ in 0..h {
+            let offset = row.wrapping_sub(self.base) as i32;
+            let (y, x) = (offset / self.stride as i32, (offset % self.stride as i32) as u32);
+            if y >= 0 && (y as u32) < self.height && (x < self.width || x.wrapping_add(w) >= self.stride) {
+                return true;
+            }
+            row = row.wrapping_add(stride);
+        }
+        false
     }
 }
 
@@ -372,5 +503,43 @@ mod tests {
         q.push(px(0, 0, 10, 10), 128);
         assert_eq!(q.prim(0).1, 0x8000_0000 | 0x000F_0000);
         assert_eq!(q.prim(1).1, 0x0001_0000);
+    }
+
+    /// [PP `BinDirtyRange::Expand`, `HasPendingWrite`] A 480x272 8888 scissor at
+    /// 0x04000000 with stride 512 is 272 rows of 1920 bytes, 2048 apart. A texture just
+    /// below it does not overlap; one in the stride gap (x = 1920 bytes) overlaps only when
+    /// its rows reach the next row's start (1920 + 128 ≥ 2048).
+    #[test]
+    fn pending_write_ranges() {
+        let mut r = DirtyRange::default();
+        r.expand(0x0400_0000, 4, 512, &px(0, 0, 479, 271));
+        assert_eq!((r.base, r.stride, r.width, r.height), (0x0400_0000, 2048, 1920, 272));
+        assert!(r.overlaps(0x0400_0000 + 2048 * 100 + 40, 1024, 256, 16));
+        assert!(!r.overlaps(0x0400_0000 + 2048 * 272, 1024, 256, 16));
+        assert!(!r.overlaps(0x0400_0000 + 1920, 2048, 64, 1));
+        assert!(r.overlaps(0x0400_0000 + 1920, 2048, 128, 1));
+    }
+
+    /// [PP `UpdateState` "selfrender", `Expand` "expand"] Texturing from the framebuffer
+    /// being drawn drops to one task, and every primitive then flushes the queue; a draw
+    /// without that texture goes back to two tasks.
+    #[test]
+    fn self_render_flushes_every_primitive() {
+        let mut regs = Regs::default();
+        regs.set(op::TEXTUREMAPENABLE, 1);
+        regs.set(op::TEXBUFWIDTH0, 0x04 << 16 | 512);
+        regs.set(op::FRAMEBUFWIDTH, 512);
+        let mut q = Q::new(&regs);
+        let fb = crate::draw::fb_target(&regs);
+        assert_eq!(fb.color_addr, 0x0400_0000);
+        assert!(!q.q.update_binner(&q.st.clone(), &fb));
+        assert_eq!(q.q.max_tasks, 1);
+        q.push(px(0, 0, 0, 0), 255);
+        assert!(q.q.queue_range.is_none() && q.q.queued.is_empty());
+        // The binned primitive writes the texture: rasterize before the next such draw.
+        assert!(q.q.update_binner(&q.st.clone(), &fb));
+        let plain = DrawState::decode(&Regs::default(), &Matrices::default(), &[0; 1024], true);
+        q.q.update_binner(&plain, &fb);
+        assert_eq!(q.q.max_tasks, 2);
     }
 }
