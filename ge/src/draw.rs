@@ -15,7 +15,8 @@
 //!   PRIM (`state_dirty`), so long runs of draws share one `Arc<DrawState>`.
 //! * Binning defers all memory writes to [`Ge::flush`], which the executor calls before
 //!   anything that reads or writes memory a binned draw may touch (framebuffer changes,
-//!   block transfers, the end of a list, replay uploads).
+//!   block transfers, the end of a list, replay uploads) and the draw path calls before a
+//!   draw that textures from memory binned draws write (`queue`).
 
 mod assemble;
 mod bbox;
