@@ -10,7 +10,9 @@
 //!   transfers, list ends; draw-type changes [PP `GPUCommon::SetDrawType`]) and the one
 //!   PPSSPP makes before compiling a pixel or sampler function it has not seen
 //!   [PP `PixelJitCache::GetSingle`, `SamplerJitCache` "compile"], which is why
-//!   [`BinQueue::update_state`] tracks the function keys of `funcid`.
+//!   [`BinQueue::update_state`] tracks the function keys of `funcid`, and the texture
+//!   flushes below. Flushes on a full state (4096) or CLUT (512) queue are not modelled:
+//!   no dump comes near (at most 984 states and 200 changed CLUTs per flush).
 //!
 //! Each drain [PP `BinManager::Drain`] decides two things for the items it hands over:
 //! * Worker strips. The screen is cut into one horizontal (or vertical) strip per worker
