@@ -4,30 +4,32 @@
 //! ([`crate::transform`]), assembles primitives of its type (`assemble`: keeping an
 //! incomplete primitive for a following PRIM type 7), clips and culls them
 //! ([`crate::clip`]) and bins them with an immutable snapshot of the pixel and texture
-//! state ([`DrawState`]). `tasks` replays how PPSSPP's binner splits the queue into
-//! worker-thread strips, which clip each primitive. [`Ge::flush`] rasterizes the bins band
-//! by band in parallel
-//! ([`crate::bin`]); each covered 2x2 quad is textured ([`crate::texture`]) and each
-//! fragment runs the pixel pipeline ([`crate::pixel`]).
+//! state ([`DrawState`]). `queue` replays PPSSPP's bin queue: when it drains, and for each
+//! drained primitive the worker-thread strips that clip it and the state optimization
+//! (`optimize`) it is drawn with. [`Ge::flush`] rasterizes the bins band by band in
+//! parallel ([`crate::bin`]); each covered 2x2 quad is textured ([`crate::texture`]) and
+//! each fragment runs the pixel pipeline ([`crate::pixel`]).
 //!
 //! Design notes:
 //! * The state snapshot is rebuilt only when a register or the CLUT changed since the last
 //!   PRIM (`state_dirty`), so long runs of draws share one `Arc<DrawState>`.
 //! * Binning defers all memory writes to [`Ge::flush`], which the executor calls before
 //!   anything that reads or writes memory a binned draw may touch (framebuffer changes,
-//!   block transfers, the end of a list, replay uploads).
+//!   block transfers, the end of a list, replay uploads) and the draw path calls before a
+//!   draw that textures from memory binned draws write (`queue`).
 
 mod assemble;
 mod bbox;
 mod curve;
+mod funcid;
 mod immediate;
 mod jit;
 mod optimize;
-mod tasks;
+mod queue;
 
 use std::sync::Arc;
 
-use crate::bin::{Binner, FbTarget};
+use crate::bin::FbTarget;
 use crate::cmd::op;
 use crate::exec::Ge;
 use crate::geom::{NumFormat, PrimType, Quad, ScreenVertex, VertexType};
@@ -154,47 +156,16 @@ pub struct BinnedPrim {
     pub state: Arc<DrawState>,
     pub shape: Shape,
     /// PPSSPP's worker-thread strips for this primitive (`None`: one range, no split);
-    /// the primitive is drawn once per strip, clipped to it (`tasks`).
-    pub tasks: tasks::TaskRects,
+    /// the primitive is drawn once per strip, clipped to it; fixed when it is drained
+    /// (`queue`).
+    pub tasks: queue::TaskRects,
     /// PPSSPP's state optimization for this primitive, fixed when the queue is drained.
     pub opt: u32,
 }
 
-/// The task-split model and how many binned primitives it has assigned strips to.
-#[derive(Default)]
-pub struct TaskState {
-    model: tasks::TaskModel,
-    assigned: usize,
-    /// `IsTrianglePrim(lastPrim_)` of [PP `GPUCommon::SetDrawType`] (starts as
-    /// GE_PRIM_INVALID: not a triangle type).
-    last_triangle_class: bool,
-}
-
-impl TaskState {
-    /// Record the strips of each drain on the binned primitives, oldest first.
-    fn apply(&mut self, binner: &mut Binner<BinnedPrim>, drained: Vec<tasks::Drained>) {
-        for d in drained {
-            for i in self.assigned..self.assigned + d.count {
-                if let Some(p) = binner.item_mut(i) {
-                    p.tasks = d.tasks.clone();
-                }
-            }
-            self.assigned += d.count;
-        }
-    }
-
-    /// A primitive was just binned with scissored bounds `r`.
-    pub fn push(&mut self, binner: &mut Binner<BinnedPrim>, r: &ClipRect) {
-        let mut out = Vec::new();
-        self.model.push(r, &mut out);
-        self.apply(binner, out);
-    }
-}
-
 /// Per-GE drawing state that persists between PRIM commands.
 pub struct DrawContext {
-    binner: Binner<BinnedPrim>,
-    tasks: TaskState,
+    queue: queue::BinQueue,
     target: Option<FbTarget>,
     state: Option<Arc<DrawState>>,
     /// Set when any register changed since `state` was built.
@@ -203,7 +174,6 @@ pub struct DrawContext {
     /// changed value (or a CLUT was loaded) [PP `SoftGpu.cpp` softgpuCmdInfo, `UpdateState`]:
     /// the next draw starts a new [`optimize::OptCell`].
     pub(crate) raster_dirty: bool,
-    drainer: optimize::Drainer,
     asm: assemble::Assembler,
     /// Last texcoord/normal for vertex formats without them.
     pub persist: Persist,
@@ -230,13 +200,11 @@ pub struct DrawContext {
 impl Default for DrawContext {
     fn default() -> Self {
         DrawContext {
-            binner: Binner::new(BAND_ROWS),
-            tasks: TaskState::default(),
+            queue: queue::BinQueue::default(),
             target: None,
             state: None,
             state_dirty: true,
             raster_dirty: true,
-            drainer: optimize::Drainer::default(),
             asm: assemble::Assembler::default(),
             persist: Persist::default(),
             pool: None,
@@ -285,7 +253,7 @@ impl Ge {
         let s = Arc::new(s);
         self.draw.fallback_state = None;
         if new_cell {
-            self.draw.drainer.push_state(&s);
+            self.draw.queue.state_created(&s);
         }
         self.draw.state = Some(s.clone());
         self.draw.state_dirty = false;
@@ -358,11 +326,11 @@ impl Ge {
         f: impl FnOnce(&mut assemble::Assembler, &mut assemble::Sink),
     ) {
         // [PP `PixelJitCache::GetSingle`, `SamplerJitCache`] a function not compiled yet
-        // flushes the bins first (see [`tasks`]). This happens while PPSSPP creates the
+        // flushes the bins first (see [`queue`]). This happens while PPSSPP creates the
         // new state, which that drain must not optimize yet [PP
         // `BinManager::OptimizePendingStates` `creatingState_`], so flush before the state
         // is registered.
-        if self.draw.tasks.model.update_state(&self.regs, through) {
+        if self.draw.queue.update_state(&self.regs, through) {
             self.flush();
         }
         let state = self.current_state(through);
@@ -371,11 +339,12 @@ impl Ge {
             self.flush();
             self.draw.target = Some(target);
         }
+        if self.draw.queue.update_binner(&state, &target) {
+            self.flush();
+        }
         let ctx = &mut self.draw;
         let mut sink = assemble::Sink {
-            binner: &mut ctx.binner,
-            tasks: &mut ctx.tasks,
-            drainer: &mut ctx.drainer,
+            queue: &mut ctx.queue,
             state,
             ts,
             jit: &mut ctx.jit,
@@ -390,27 +359,23 @@ impl Ge {
     /// [PP `GPUCommon::SetDrawType`] (curves and immediate primitives only): a change
     /// between triangle-type and other primitives flushes the bins.
     pub(crate) fn set_draw_prim_class(&mut self, triangle: bool) {
-        if triangle != self.draw.tasks.last_triangle_class {
+        if triangle != self.draw.queue.last_triangle_class {
             self.flush();
-            self.draw.tasks.last_triangle_class = triangle;
+            self.draw.queue.last_triangle_class = triangle;
         }
     }
 
     /// Rasterize everything binned so far into memory.
     pub fn flush(&mut self) {
-        let mut drained = Vec::new();
-        self.draw.tasks.model.flush(&mut drained);
-        self.draw.tasks.apply(&mut self.draw.binner, drained);
-        if self.draw.binner.is_empty() {
+        self.draw.queue.flush();
+        if self.draw.queue.binner.is_empty() {
             return;
         }
         let Some(target) = self.draw.target else { return };
         self.draw.jit.flushed();
         let pool = self.draw.pool.clone();
-        self.draw.drainer.drain(&mut self.draw.binner);
-        self.draw.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
-        self.draw.tasks.assigned = self.draw.binner.len();
-        self.draw.drainer.flushed();
+        self.draw.queue.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
+        self.draw.queue.unrasterized = Default::default();
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

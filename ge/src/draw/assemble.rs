@@ -9,8 +9,7 @@
 
 use std::sync::Arc;
 
-use super::{optimize, BinnedPrim, DrawState, Shape};
-use crate::bin::Binner;
+use super::{DrawState, Shape};
 use crate::clip::{self, CullMode, Projected};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
 use crate::raster::{self, ClipRect, DetectState, SpriteFastPathState};
@@ -73,11 +72,9 @@ pub struct Scratch {
     lines: Vec<[ScreenVertex; 2]>,
 }
 
-/// Where assembled primitives go: clipping, the sprite paths, and the binner.
+/// Where assembled primitives go: clipping, the sprite paths, and the bin queue.
 pub struct Sink<'a> {
-    pub binner: &'a mut Binner<BinnedPrim>,
-    pub tasks: &'a mut super::TaskState,
-    pub drainer: &'a mut optimize::Drainer,
+    pub queue: &'a mut super::queue::BinQueue,
     pub state: Arc<DrawState>,
     pub ts: &'a TransformState,
     pub jit: &'a mut super::jit::JitCache,
@@ -166,13 +163,7 @@ impl Sink<'_> {
         if r.is_empty() {
             return;
         }
-        // [PP `BinManager::Add*`]: drain a full queue first, then record the vertex facts.
-        if self.drainer.queued(self.binner) >= optimize::QUEUE_DRAIN_AT {
-            self.drainer.drain(self.binner);
-        }
-        state.opt_cell.add(optimize::shape_flags(&shape, state.opt_in.shade_gouraud));
-        self.binner.push(r, BinnedPrim { state, shape, tasks: None, opt: 0 });
-        self.tasks.push(self.binner, &r);
+        self.queue.push(r, state, shape);
     }
 
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.

@@ -6,8 +6,9 @@
 //! PPSSPP keeps one rasterizer state per run of draws without a pixel, sampler or
 //! rasterizer register change ([`OptCell`]). Every binned primitive ORs a few facts about
 //! its vertices into the state's flags (colour not white, alpha not 0, alpha not 255, fog
-//! used). Whenever the bin queue is drained, every pending state derives "optimizations"
-//! from its flags and rewrites its pixel function for every primitive drawn from then on.
+//! used). At every drain of the bin queue (`queue`), every pending state derives
+//! "optimizations" from its flags and rewrites its pixel function for every primitive drawn
+//! from then on.
 //! Most of them are exact rewrites, but several change pixels:
 //! * `ALPHATEST_ON`: SRCALPHA/INVSRCALPHA blending without alpha test, depth write or
 //!   stencil test discards α = 0 fragments, which then skip dither, logic op and the
@@ -26,14 +27,11 @@
 //! applied, since MODULATE with white equals REPLACE in our texture function except for
 //! interpolated colours that round below 255; an optimized pixel function that PPSSPP has
 //! not compiled yet runs its C++ path (which differs from the x86 JIT only for NAND and
-//! OR_INVERTED logic ops); PPSSPP's drains at JIT compiles and texture flushes (all but
-//! the queue-full drain happen here at our flushes).
+//! OR_INVERTED logic ops).
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::Arc;
 
-use super::{BinnedPrim, DrawState, Shape};
-use crate::bin::Binner;
+use super::{BinnedPrim, Shape};
 use crate::cmd::op;
 use crate::geom::ScreenVertex;
 use crate::pixel::{Blend, BlendEq, BlendFactor, Compare, PixelState};
@@ -59,9 +57,6 @@ const SAMPLER_BITS: u32 = TEXREPLACE;
 const CAN_FULL: u32 = 0x8000_0000;
 /// PPSSPP `lastFlags` before the first optimization pass (`INVALID`).
 const NEVER: u32 = u32::MAX;
-
-/// PPSSPP's bin queue holds 2048 items and drains when 2047 are queued [PP `BinQueue::Full`].
-pub const QUEUE_DRAIN_AT: usize = 2047;
 
 /// Blend factor as PPSSPP's pixel ID records it (`PixelBlendFactor`, FIX 0 / 0xFFFFFF
 /// folded to ZERO / ONE); only the cases the detection looks at.
@@ -296,7 +291,7 @@ impl OptCell {
     }
 
     /// `OptimizeRasterState` + `ApplyStateOptimizations`.
-    fn optimize(&self, inp: &OptInputs) {
+    pub fn optimize(&self, inp: &OptInputs) {
         let flags = self.flags.load(Relaxed);
         if flags == self.last.load(Relaxed) {
             return;
@@ -373,53 +368,12 @@ pub fn apply(px: &PixelState, opt: u32) -> Option<PixelState> {
     Some(p)
 }
 
-/// Drain bookkeeping: the states whose optimization is due at the next drain and how
-/// many binned primitives already have their optimization fixed.
-#[derive(Default)]
-pub struct Drainer {
-    pending: Vec<Arc<DrawState>>,
-    drained: usize,
-}
-
-impl Drainer {
-    /// A new PPSSPP state became current.
-    pub fn push_state(&mut self, st: &Arc<DrawState>) {
-        self.pending.push(st.clone());
-    }
-
-    /// `BinManager::Drain`: optimize the pending states (the current one included), then
-    /// fix the optimization of every primitive queued since the last drain.
-    pub fn drain(&mut self, binner: &mut Binner<BinnedPrim>) {
-        let mut last: Option<*const OptCell> = None;
-        for st in &self.pending {
-            let cell = Arc::as_ptr(&st.opt_cell);
-            if last != Some(cell) {
-                st.opt_cell.optimize(&st.opt_in);
-                last = Some(cell);
-            }
-        }
-        if let Some(cur) = self.pending.pop() {
-            self.pending.clear();
-            self.pending.push(cur);
-        }
-        for p in binner.prims_mut().skip(self.drained) {
-            let applied = p.state.opt_cell.applied();
-            p.opt = match &p.shape {
-                Shape::Rectangle(v) => rect_opt(&p.state.opt_in, applied, &v[1]),
-                _ => applied,
-            };
-        }
-        self.drained = binner.len();
-    }
-
-    /// Items waiting for a drain.
-    pub fn queued(&self, binner: &Binner<BinnedPrim>) -> usize {
-        binner.len() - self.drained.min(binner.len())
-    }
-
-    /// The binner was flushed.
-    pub fn flushed(&mut self) {
-        self.drained = 0;
+/// The optimization a binned primitive is drawn with, given its state's current one.
+pub fn prim_opt(p: &BinnedPrim) -> u32 {
+    let applied = p.state.opt_cell.applied();
+    match &p.shape {
+        Shape::Rectangle(v) => rect_opt(&p.state.opt_in, applied, &v[1]),
+        _ => applied,
     }
 }
 
