@@ -73,11 +73,6 @@ impl<P: Send + Sync> Binner<P> {
         self.items.len()
     }
 
-    /// The `i`-th queued primitive.
-    pub fn item_mut(&mut self, i: usize) -> Option<&mut P> {
-        self.items.get_mut(i).map(|(_, p)| p)
-    }
-
     /// The queued primitives, oldest first.
     pub fn prims_mut(&mut self) -> impl Iterator<Item = &mut P> {
         self.items.iter_mut().map(|(_, p)| p)
