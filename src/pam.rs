@@ -215,6 +215,24 @@ pub fn name_str(name: &[u8]) -> String {
 }
 
 impl Animation {
+    /// An animation named `name` (up to 12 bytes kept) at `fps` over `frame_count` frames that
+    /// plays once (loop-from = loop-to = 0), flag 1 as in test.pam, no cross-fade.
+    pub fn new(name: &str, fps: u8, frame_count: u16, bones: Vec<BoneChannels>) -> Animation {
+        let mut n = [0u8; 12];
+        n.iter_mut().zip(name.bytes()).for_each(|(d, s)| *d = s);
+        Animation {
+            name: n,
+            flag: 1,
+            fps,
+            interpolation_frames: 0,
+            loop_from: 0,
+            pad: 0,
+            frame_count,
+            loop_to: 0,
+            bones,
+        }
+    }
+
     pub fn name(&self) -> String {
         name_str(&self.name)
     }
@@ -231,6 +249,16 @@ impl Animation {
 }
 
 impl Pam {
+    /// A version-1 container holding `animations` in slots 0, 1, …
+    pub fn new(animations: Vec<Animation>) -> Pam {
+        Pam {
+            version: 1,
+            reserved: [0; 6],
+            animations: animations.into_iter().map(Some).collect(),
+            empty_slot_names: Default::default(),
+        }
+    }
+
     /// Parse a whole PAM file; offsets count from the start of `bytes`.
     pub fn parse(bytes: &[u8]) -> Result<Pam, PamError> {
         parse::parse(bytes)

@@ -490,6 +490,14 @@ impl Skeleton {
 }
 
 impl TextureInfo {
+    /// A texture record named `name` (up to 11 bytes kept, NUL-padded) holding `tim2`
+    /// (`None`: stored elsewhere, e.g. in the PMP), tiling speed 0.
+    pub fn new(name: &str, tim2: Option<Vec<u8>>) -> TextureInfo {
+        let mut n = [0u8; 12];
+        n.iter_mut().zip(name.bytes().take(11)).for_each(|(d, s)| *d = s);
+        TextureInfo { tim2_offset: 0, name: n, tiling_speed: [0.0; 2], unknown: [0; 2], tim2 }
+    }
+
     pub fn name(&self) -> String {
         name_str(&self.name)
     }

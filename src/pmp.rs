@@ -179,13 +179,7 @@ mod tests {
         let vt = 2 | 3 << 7; // u16 uv, float position
         let mut m = Pmo {
             header: Header { flag: 0xA000, bounding_box: [[0.0; 4]; 8], ..Header::new(1.0) },
-            textures: vec![TextureInfo {
-                tim2_offset: 0,
-                name: *b"maptex\0\0\0\0\0\0",
-                tiling_speed: [0.0; 2],
-                unknown: [0; 2],
-                tim2: None,
-            }],
+            textures: vec![TextureInfo::new("maptex", None)],
             meshes: [
                 vec![],
                 vec![Section {

@@ -96,11 +96,7 @@ impl Part {
 }
 
 fn texture(name: &str, tim2: Vec<u8>) -> TextureInfo {
-    let mut n = [0u8; 12];
-    for (d, s) in n.iter_mut().zip(name.bytes().take(11)) {
-        *d = s;
-    }
-    TextureInfo { tim2_offset: 0, name: n, tiling_speed: [0.0; 2], unknown: [0; 2], tim2: Some(tim2) }
+    TextureInfo::new(name, Some(tim2))
 }
 
 /// Assemble, compute the bounding box from the decoded positions × scale, and lay out.

@@ -38,13 +38,7 @@ fn cat(parts: &[Vec<u8>]) -> Vec<u8> {
 fn pmo(list0: Vec<Section>, list1: Vec<Section>, skeleton: Option<Skeleton>) -> Pmo {
     let mut m = Pmo {
         header: Header { number: 7, ..Header::new(1.5) },
-        textures: vec![TextureInfo {
-            tim2_offset: 0,
-            name: *b"ext\0\0\0\0\0\0\0\0\0",
-            tiling_speed: [0.0; 2],
-            unknown: [0; 2],
-            tim2: None,
-        }],
+        textures: vec![TextureInfo::new("ext", None)],
         meshes: [list0, list1],
         skeleton,
         file_size: 0,

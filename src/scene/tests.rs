@@ -51,13 +51,7 @@ fn quad_model() -> Pmo {
     let tim2 = crate::tim2::clut4_test_file(8, 8, (0..32).collect(), (0..64).collect());
     let mut m = Pmo {
         header: Header::new(2.0),
-        textures: vec![TextureInfo {
-            tim2_offset: 0,
-            name: *b"quad\0\0\0\0\0\0\0\0",
-            tiling_speed: [0.0; 2],
-            unknown: [0; 2],
-            tim2: Some(tim2),
-        }],
+        textures: vec![TextureInfo::new("quad", Some(tim2))],
         meshes: [
             vec![section(VT_UV16_F32 | FLAG_UNIFORM_DIFFUSE | STRIP, 0x0001, vec![4], q, 16)],
             vec![section(VT_UV16_F32 | FLAG_UNIFORM_DIFFUSE | TRIANGLES, 0x0030, vec![], t, 16)],

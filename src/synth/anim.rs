@@ -80,24 +80,7 @@ pub fn column_animation() -> Pam {
             BoneChannels { channels: c }
         })
         .collect();
-    let mut name = [0u8; 12];
-    name[..4].copy_from_slice(b"sway");
-    Pam {
-        version: 1,
-        reserved: [0; 6],
-        animations: vec![Some(Animation {
-            name,
-            flag: 1,
-            fps: 30,
-            interpolation_frames: 0,
-            loop_from: FRAMES - 1,
-            pad: 0,
-            frame_count: FRAMES,
-            loop_to: 0,
-            bones,
-        })],
-        empty_slot_names: Default::default(),
-    }
+    Pam::new(vec![Animation { loop_from: FRAMES - 1, ..Animation::new("sway", 30, FRAMES, bones) }])
 }
 
 #[cfg(test)]
