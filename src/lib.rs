@@ -1,13 +1,13 @@
 //! The psprender application library: built-in GE scenes (demo and golden images).
 //! The command-line interface lives in `main.rs`.
 
-pub mod pam;
 pub mod decode;
+pub mod pam;
 pub mod pmo;
 pub mod pmp;
 pub mod scene;
-pub mod shared;
 pub mod scenes;
+pub mod shared;
 pub mod synth;
 pub mod tim2;
 pub mod viewer;

@@ -87,8 +87,12 @@ impl Model {
                 Some(r) => {
                     let offset = t.tim2_offset;
                     let tim2 = r.map_err(|source| SceneError::Tim2 { index, name: name.clone(), offset, source })?;
-                    let g = GeTexture::from_tim2(&tim2)
-                        .map_err(|source| SceneError::Texture { index, name, offset, source })?;
+                    let g = GeTexture::from_tim2(&tim2).map_err(|source| SceneError::Texture {
+                        index,
+                        name,
+                        offset,
+                        source,
+                    })?;
                     Some(Arc::new(g))
                 }
             });
