@@ -229,13 +229,18 @@ impl Section {
             + if self.diffuse.is_some() { 4 } else { 0 }
             + 2 * self.strips.len()
     }
-    /// Triangles drawn by this section (strips/fans: n-2 per PRIM; triangles: n/3).
-    pub fn triangle_count(&self) -> usize {
-        let prims: Vec<usize> = if self.strips.is_empty() {
+    /// Vertex count of each PRIM the section draws: one per strip length, or one PRIM of
+    /// every vertex when there are no strip lengths.
+    pub fn prim_counts(&self) -> Vec<usize> {
+        if self.strips.is_empty() {
             vec![self.vertex_count()]
         } else {
             self.strips.iter().map(|&n| usize::from(n)).collect()
-        };
+        }
+    }
+    /// Triangles drawn by this section (strips/fans: n-2 per PRIM; triangles: n/3).
+    pub fn triangle_count(&self) -> usize {
+        let prims = self.prim_counts();
         match self.prim() {
             3 => prims.iter().map(|n| n / 3).sum(),
             4 | 5 => prims.iter().map(|n| n.saturating_sub(2)).sum(),

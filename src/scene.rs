@@ -447,13 +447,8 @@ pub fn build_frame(
             wireframe_section(&mut l, s);
         } else {
             l.cmd(op::VERTEXTYPE, s.vtype()).vertices(&s.vertices);
-            let prim = s.prim() & 7;
-            if s.strips.is_empty() {
-                l.prim(prim, s.vertex_count() as u32);
-            } else {
-                for &n in &s.strips {
-                    l.prim(prim, u32::from(n));
-                }
+            for n in s.prim_counts() {
+                l.prim(s.prim() & 7, n as u32);
             }
         }
     }
@@ -471,15 +466,14 @@ pub fn build_frame(
 
 /// Triangle edges of a section as one indexed LINES draw (u16 indices into its vertices).
 fn wireframe_section(l: &mut ListBuilder, s: &Section) {
-    let runs: Vec<usize> =
-        if s.strips.is_empty() { vec![s.vertex_count()] } else { s.strips.iter().map(|&n| usize::from(n)).collect() };
+    let runs = s.prim_counts();
     let mut idx: Vec<u8> = Vec::new();
     let mut edge = |a: usize, b: usize| {
         idx.extend_from_slice(&(a as u16).to_le_bytes());
         idx.extend_from_slice(&(b as u16).to_le_bytes());
     };
     let mut start = 0;
-    for n in runs {
+    for &n in &runs {
         match s.prim() & 7 {
             3 => (0..n / 3).for_each(|t| {
                 let v = start + 3 * t;
@@ -504,11 +498,6 @@ fn wireframe_section(l: &mut ListBuilder, s: &Section) {
     if s.prim() & 7 == 4 {
         // Close each strip's last edge.
         let mut start = 0;
-        let runs: Vec<usize> = if s.strips.is_empty() {
-            vec![s.vertex_count()]
-        } else {
-            s.strips.iter().map(|&n| usize::from(n)).collect()
-        };
         for n in runs {
             if n >= 2 {
                 edge(start + n - 2, start + n - 1);

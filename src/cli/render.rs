@@ -110,11 +110,15 @@ impl SceneArgs {
 
     /// The camera for `model` posed by `pose`.
     pub fn camera(&self, model: &Model, pose: Option<&[glam::Mat4]>, opts: &RenderOptions) -> Camera {
-        let mut c = scene::auto_camera(model, pose, opts, self.yaw.to_radians(), self.pitch.to_radians(), self.fov);
+        self.camera_for(&scene::model_bounds(model, pose, opts))
+    }
+
+    /// The camera framing `bounds` from the requested angles (and distance, if given).
+    pub fn camera_for(&self, bounds: &scene::camera::Bounds) -> Camera {
+        let mut c = Camera::framing(bounds, self.yaw.to_radians(), self.pitch.to_radians(), self.fov);
         if let Some(d) = self.distance {
-            let r = scene::model_bounds(model, pose, opts).radius();
             c.distance = d.max(1e-4);
-            c.fit_clip(r);
+            c.fit_clip(bounds.radius());
         }
         c
     }
@@ -308,12 +312,7 @@ fn render_sequence(
         bounds.add(fb.min);
         bounds.add(fb.max);
     }
-    let mut camera =
-        Camera::framing(&bounds, args.scene.yaw.to_radians(), args.scene.pitch.to_radians(), args.scene.fov);
-    if let Some(d) = args.scene.distance {
-        camera.distance = d.max(1e-4);
-        camera.fit_clip(bounds.radius());
-    }
+    let camera = args.scene.camera_for(&bounds);
     let bar = indicatif::ProgressBar::new(u64::from(b - a + 1));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
