@@ -381,3 +381,97 @@ pub fn rect_to_triangles(v: &[ScreenVertex; 2]) -> [[ScreenVertex; 3]; 4] {
     }
     [[buf[tl], buf[tr], buf[bl]], [buf[bl], buf[tr], buf[tl]], [buf[tr], buf[br], buf[bl]], [buf[bl], buf[br], buf[tr]]]
 }
+
+/// Draw a rectangle (sprite) the way the PSP does:
+///
+/// * coverage: pixel (px, py) is drawn when its centre lies in `[x_min, x_max)` and
+///   `[y_min, y_max)` (1/16 px), right and bottom edges exclusive for every pixel
+///   [HW filtering/precisionnearest2d "Pos X offset 8": a sprite over x ∈ [−0.5, 1.5)
+///   leaves pixel 1, whose centre is on its right edge, undrawn];
+/// * texture coordinates: the exact linear interpolation between the corners at the
+///   pixel centre, `s = s_a + (16·px + 8 − x_min)·(s_b − s_a)/(x_max − x_min)`, with the
+///   corner order choosing which axis S and T run along as in [`rectangle`]
+///   [HW filtering/precisionlinear2d, precisionlinear3d "Pos X/Y offset (256x)": the first
+///   changed filter weight appears exactly where the pixel centre crosses 9/16 of texel 0
+///   at every sub-pixel offset, for 2×2 texels magnified to 2 and to 512 pixels].
+///
+/// Colour, depth and fog are flat from `v[1]`. Quads are emitted on the even pixel grid
+/// like every other shape.
+pub fn rectangle_exact(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    let (x0, y0, x1, y1) = (v[0].x.0, v[0].y.0, v[1].x.0, v[1].y.0);
+    let (left, right) = (x0.min(x1), x0.max(x1));
+    let (top, bottom) = (y0.min(y1), y0.max(y1));
+    // First and last pixel whose centre 16·p + 8 lies in [lo, hi).
+    let first = |lo: i32| (lo - 8 + 15).div_euclid(16);
+    let last = |hi: i32| (hi - 8 - 1).div_euclid(16);
+    let px0 = first(left).max(setup.clip.x0);
+    let px1 = last(right).min(setup.clip.x1);
+    let py0 = first(top).max(setup.clip.y0).max(setup.band_y0);
+    let py1 = last(bottom).min(setup.clip.y1).min(setup.band_y1);
+    if px1 < px0 || py1 < py0 {
+        return;
+    }
+    let base = flat_fragment(&v[1]);
+    let tex = TexSlopes::new(v, left, top, right - left, bottom - top);
+    let (qx0, qy0) = (px0 & !1, py0 & !1);
+    let mut qy = qy0;
+    while qy <= py1 {
+        let mut qx = qx0;
+        while qx <= px1 {
+            let mut frags = [base; 4];
+            let mut mask = 0u8;
+            for (lane, f) in frags.iter_mut().enumerate() {
+                f.x = qx + (lane & 1) as i32;
+                f.y = qy + (lane >> 1) as i32;
+                if (px0..=px1).contains(&f.x) && (py0..=py1).contains(&f.y) {
+                    mask |= 1 << lane;
+                }
+                if setup.textured {
+                    (f.s, f.t) = tex.at(16 * f.x + 8, 16 * f.y + 8);
+                }
+            }
+            if mask != 0 {
+                // Slope-mode LOD uses the second vertex's clip w, as for `rectangle`.
+                emit(&Quad { frags, mask, w: v[1].w });
+            }
+            qx += 2;
+        }
+        qy += 2;
+    }
+}
+
+/// Texture coordinates of a rectangle as exact functions of the sample position.
+struct TexSlopes {
+    /// (s, t) at the top-left corner (left, top).
+    origin: (f64, f64),
+    /// d(s, t) per 1/16 px along x and along y.
+    dx: (f64, f64),
+    dy: (f64, f64),
+    left: i32,
+    top: i32,
+}
+
+impl TexSlopes {
+    fn new(v: &[ScreenVertex; 2], left: i32, top: i32, width: i32, height: i32) -> TexSlopes {
+        let (s0, t0, s1, t1) = (v[0].s as f64, v[0].t as f64, v[1].s as f64, v[1].t as f64);
+        let (ds, dt) = (s1 - s0, t1 - t0);
+        let per = |d: f64, span: i32| if span > 0 { d / span as f64 } else { 0.0 };
+        let (w, h) = (width, height);
+        let (origin, dx, dy) = match (v[0].x.0 < v[1].x.0, v[0].y.0 < v[1].y.0) {
+            (true, true) => ((s0, t0), (per(ds, w), 0.0), (0.0, per(dt, h))),
+            // BL→TR: x moves T toward v1, y moves S away from v1.
+            (true, false) => ((s1, t0), (0.0, per(dt, w)), (per(-ds, h), 0.0)),
+            // TR→BL
+            (false, true) => ((s0, t1), (0.0, per(-dt, w)), (per(ds, h), 0.0)),
+            // BR→TL
+            (false, false) => ((s1, t1), (per(-ds, w), 0.0), (0.0, per(-dt, h))),
+        };
+        TexSlopes { origin, dx, dy, left, top }
+    }
+
+    #[inline]
+    fn at(&self, x: i32, y: i32) -> (f32, f32) {
+        let (ex, ey) = ((x - self.left) as f64, (y - self.top) as f64);
+        ((self.origin.0 + self.dx.0 * ex + self.dy.0 * ey) as f32, (self.origin.1 + self.dx.1 * ex + self.dy.1 * ey) as f32)
+    }
+}
