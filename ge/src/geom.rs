@@ -41,6 +41,13 @@ impl SubPixel {
         SubPixel((v * 16.0 + bias) as i32)
     }
 
+    /// `ceil(16·v)`: any fraction of a 1/16 step rounds up (the PSP's rectangle corners,
+    /// see `transform::rectangle_corner`).
+    #[inline]
+    pub fn from_f32_ceil(v: f32) -> Self {
+        SubPixel((v * 16.0).ceil() as i32)
+    }
+
     /// The pixel this coordinate lies in (`>> 4`, floor).
     #[inline]
     pub const fn pixel(self) -> i32 {

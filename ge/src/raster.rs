@@ -49,7 +49,8 @@ pub use detect::{
 };
 pub use line::line;
 pub use rect::{
-    clear_rectangle, rect_to_triangles, rectangle, split_rect_fog, sprite, sprite_fast_path, SpriteFastPathState,
+    clear_rectangle, rect_to_triangles, rectangle, rectangle_exact, split_rect_fog, sprite, sprite_fast_path,
+    SpriteFastPathState,
 };
 pub use triangle::{triangle, triangle_culled, Cull};
 

@@ -270,6 +270,32 @@ pub fn through_vertex(_st: &TransformState, v: &Vertex) -> ScreenVertex {
     }
 }
 
+/// A 32-bit float cut to the GE's 24-bit float (sign, 8-bit exponent, 15-bit mantissa) by
+/// dropping the low 8 mantissa bits (truncation toward zero).
+#[inline]
+pub fn float24_trunc(v: f32) -> f32 {
+    f32::from_bits(v.to_bits() & 0xFFFF_FF00)
+}
+
+/// Where the PSP places a transformed rectangle corner, in 1/16 px relative to the drawing
+/// offset: the clip-space x, y cut to 24-bit floats, mapped by the viewport, and rounded
+/// **up** to the 1/16 grid (PPSSPP: full floats, `trunc(16·x + 0.375)`).
+///
+/// Evidence: [HW filtering/linear, filtering/nearest] draw a 2×2-texel texture on a
+/// 3D sprite from x = −1 to −1 + 2/240 (viewport 240): all 1 082 printed colours follow
+/// when the far corner lands one 1/16 step beyond 1810.0 px (the float sits at 1810.0, its
+/// 24-bit cut at 1810.003; likewise y at 1914.0005), and none follow with it at 1810.0.
+/// [HW textures/size "Texture h=512..32768 transform"]: the top corner at
+/// 2048 − 127.996 = 1920.0039 px samples rows 0, 1, 3, 7, 14, 28, 56, exactly as a corner at
+/// 1920 + 1/16 does. guess: triangles and lines keep PPSSPP's snap in the hardware model
+/// until their own evidence says otherwise (the screenshots do not improve with this one).
+pub fn rectangle_corner(st: &TransformState, c: &ClipVertex) -> (SubPixel, SubPixel) {
+    let [cx, cy, _, cw] = c.clip;
+    let sx = float24_trunc(cx) * st.scale[0] / cw + st.center[0];
+    let sy = float24_trunc(cy) * st.scale[1] / cw + st.center[1];
+    (SubPixel::from_f32_ceil(sx - st.offset[0] as f32 / 16.0), SubPixel::from_f32_ceil(sy - st.offset[1] as f32 / 16.0))
+}
+
 /// Viewport mapping without the range verdict; see [`project`].
 pub fn to_screen(st: &TransformState, c: &ClipVertex) -> ScreenVertex {
     project(st, c, false).0

@@ -472,6 +472,9 @@ impl TexSlopes {
     #[inline]
     fn at(&self, x: i32, y: i32) -> (f32, f32) {
         let (ex, ey) = ((x - self.left) as f64, (y - self.top) as f64);
-        ((self.origin.0 + self.dx.0 * ex + self.dy.0 * ey) as f32, (self.origin.1 + self.dx.1 * ex + self.dy.1 * ey) as f32)
+        (
+            (self.origin.0 + self.dx.0 * ex + self.dy.0 * ey) as f32,
+            (self.origin.1 + self.dx.1 * ex + self.dy.1 * ey) as f32,
+        )
     }
 }

@@ -609,3 +609,47 @@ fn zero_area_triangle_gives_indefinite_colour_and_depth() {
     let f = frags(|e| triangle_culled(&[a, b, c], Cull::Off, &transform, e));
     assert!(!f.is_empty() && f.iter().all(|fr| fr.z == 300 && fr.color0_indefinite == 0xF));
 }
+
+fn textured(x16: i32, y16: i32, s: f32, t: f32) -> ScreenVertex {
+    ScreenVertex { s, t, ..sv(x16, y16) }
+}
+
+/// [HW filtering/precisionnearest2d "Pos X offset 8"]: a sprite over x ∈ [−0.5, 1.5) draws
+/// pixel 0 only (pixel 1's centre is on the right edge); PPSSPP's `rectangle` draws both.
+#[test]
+fn exact_rectangle_right_edge_is_exclusive() {
+    let s = RasterSetup::new(BIG, false, true);
+    let v = [textured(-8, 0, 0.0, 0.0), textured(24, 32, 2.0, 2.0)];
+    let c = count(|e| rectangle_exact(&v, &s, e));
+    let mut cols: Vec<i32> = c.keys().filter(|k| k.1 == 0).map(|k| k.0).collect();
+    cols.sort();
+    assert_eq!(cols, [0]);
+    assert!(c.values().all(|&n| n == 1));
+    let pp = count(|e| rectangle(&v, &s, e));
+    assert!(pp.contains_key(&(1, 0)));
+}
+
+/// [HW filtering/precisionlinear2d "Pos X offset (256x) 0" and "8"]: 2 texels over 512 px;
+/// the first pixel whose bilinear weight leaves 0 is the one whose centre passes 9/16 of
+/// texel 0: x = 144 with the sprite at 0, x = 143 with it half a pixel to the left. The
+/// exact texel coordinate at the centre decides: 143.5/256 (weight 0) and 144.5/256.
+#[test]
+fn exact_rectangle_samples_the_pixel_centre() {
+    let s = RasterSetup::new(BIG, false, true);
+    let at = |v: &[ScreenVertex; 2], x: i32, y: i32| {
+        let f = frags(|e| rectangle_exact(v, &s, e));
+        let f = f.iter().find(|f| f.x == x && f.y == y).copied().unwrap();
+        (f.s, f.t)
+    };
+    let v = [textured(0, 0, 0.0, 0.0), textured(512 * 16, 512 * 16, 2.0, 2.0)];
+    assert_eq!(at(&v, 143, 0), (143.5 / 256.0, 0.5 / 256.0));
+    assert_eq!(at(&v, 144, 1), (144.5 / 256.0, 1.5 / 256.0));
+    let v = [textured(-8, 0, 0.0, 0.0), textured(512 * 16 - 8, 512 * 16, 2.0, 2.0)];
+    assert_eq!(at(&v, 143, 0).0, 144.0 / 256.0);
+    // BR→TL: v1 is the top-left corner and carries its S, T there.
+    let v = [textured(32, 32, 2.0, 2.0), textured(0, 0, 0.0, 0.0)];
+    assert_eq!(at(&v, 0, 0), (0.5, 0.5));
+    // TR→BL: S runs down the rows, T runs backwards along x from v1's T.
+    let v = [textured(32, 0, 0.0, 0.0), textured(0, 32, 2.0, 2.0)];
+    assert_eq!(at(&v, 0, 0), (0.0 + 0.5, 2.0 - 0.5));
+}

@@ -289,3 +289,36 @@ fn point_light_attenuation_in_world_space() {
     // The clip position goes through proj·view applied to the world position.
     assert_eq!(c.clip, [0.0, 0.0, 0.0, 1.0]);
 }
+
+fn clip_at(x: f32, y: f32) -> ClipVertex {
+    ClipVertex { clip: [x, y, 0.0, 1.0], ..Default::default() }
+}
+
+/// [HW filtering/linear]: the sprite from x = −1 to −1 + 2/240 (y = 1 to 1 − 2/136) spans 33
+/// steps of 1/16 px on the PSP where the float arithmetic (and PPSSPP) gives 32.
+#[test]
+fn hardware_rectangle_corner_rounds_up_after_the_float24_cut() {
+    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(0));
+    let far = clip_at(-1.0 + 2.0 / 240.0, 1.0 - 2.0 / 136.0);
+    assert_eq!(rectangle_corner(&st, &far), (SubPixel(33), SubPixel(33)));
+    let pp = to_screen(&st, &far);
+    assert_eq!((pp.x, pp.y), (SubPixel(32), SubPixel(32)));
+    assert_eq!(rectangle_corner(&st, &clip_at(-1.0, 1.0)), (SubPixel(0), SubPixel(0)));
+    assert_eq!(float24_trunc(-1.0 + 2.0 / 240.0), -0.9916534423828125);
+}
+
+/// [HW textures/size "transform"]: viewport 256×256 at 2048, corners at s16 ±32767/32768;
+/// the top corner 127.996 px above the centre lands one step below the pixel edge.
+#[test]
+fn hardware_rectangle_corner_textures_size() {
+    let mut r = sdk_regs();
+    setf(&mut r, op::VIEWPORTXSCALE, 128.0);
+    setf(&mut r, op::VIEWPORTYSCALE, -128.0);
+    r.set(op::OFFSETX, (2048 - 128) * 16);
+    r.set(op::OFFSETY, (2048 - 128) * 16);
+    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let top_left = clip_at(-1.0, 32767.0 / 32768.0);
+    let bottom_right = clip_at(32767.0 / 32768.0, -1.0);
+    assert_eq!(rectangle_corner(&st, &top_left), (SubPixel(0), SubPixel(1)));
+    assert_eq!(rectangle_corner(&st, &bottom_right), (SubPixel(4096), SubPixel(4096)));
+}
