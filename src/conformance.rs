@@ -4,13 +4,15 @@
 //!
 //! For each test the harness
 //! 1. streams `TEST.tar.xz` into memory ([`archive`]),
-//! 2. replays every dump on a fresh GE (rayon over dumps; each dump is self-contained, so
-//!    the order of work cannot change a byte) and captures what the test's DMA copy saw,
+//! 2. replays every dump on a fresh GE of the chosen [`ge::Model`] (rayon over dumps; each
+//!    dump is self-contained, so the order of work cannot change a byte) and captures what
+//!    the test's DMA copy saw,
 //! 3. prints the values the way the test's source prints them ([`print`]) under the titles
 //!    of the reference transcript ([`transcript`]), and compares line by line with the real
 //!    PSP's output (`TEST.hardware.txt`),
 //! 4. checks the replayed bytes against PPSSPP's `NNNN.readback.bin` (the visible 480
-//!    pixels of each row, as the README's own check does), and
+//!    pixels of each row, as the README's own check does): all must be equal in the PPSSPP
+//!    model; in the hardware model the count shows how far the PSP's rules move us, and
 //! 5. as an anchor independent of our GE, prints PPSSPP's bytes with the same printers and
 //!    compares with `TEST.ppsspp.txt`: equality there proves the printers.
 //!
@@ -64,6 +66,7 @@ pub struct Replayed {
 #[derive(Debug, Clone)]
 pub struct TestResult {
     pub name: String,
+    pub model: ge::Model,
     pub dumps: usize,
     /// Dumps whose replayed visible bytes equal PPSSPP's `readback.bin`.
     pub bytes_equal: usize,
@@ -80,10 +83,10 @@ pub struct TestResult {
     pub printed: Vec<String>,
 }
 
-/// Run one test of `dir`.
-pub fn run_test(dir: &Path, name: &str) -> Result<TestResult, ConformanceError> {
+/// Run one test of `dir` on GEs of `model`.
+pub fn run_test(dir: &Path, name: &str, model: ge::Model) -> Result<TestResult, ConformanceError> {
     let archive = archive::load(&dir.join(format!("{name}.tar.xz")))?;
-    run_archive(dir, &archive)
+    run_archive(dir, &archive, model)
 }
 
 fn read_text(path: &Path) -> Result<String, ConformanceError> {
@@ -91,14 +94,18 @@ fn read_text(path: &Path) -> Result<String, ConformanceError> {
 }
 
 /// Run a loaded archive against the transcripts beside it in `dir`.
-pub fn run_archive(dir: &Path, archive: &TestArchive) -> Result<TestResult, ConformanceError> {
+pub fn run_archive(dir: &Path, archive: &TestArchive, model: ge::Model) -> Result<TestResult, ConformanceError> {
     let name = &archive.name;
     let printer = Printer::for_test(name).map_err(|source| ConformanceError::Print { test: name.clone(), source })?;
     let hardware = transcript::parse(&read_text(&dir.join(format!("{name}.hardware.txt")))?, printer.lines_per_entry());
     let ppsspp = transcript::parse(&read_text(&dir.join(format!("{name}.ppsspp.txt")))?, printer.lines_per_entry());
     let titles = transcript::titles(&hardware);
-    let replayed: Vec<Replayed> =
-        archive.dumps.par_iter().enumerate().map(|(i, d)| replay_one(&archive.name, i, d)).collect::<Result<_, _>>()?;
+    let replayed: Vec<Replayed> = archive
+        .dumps
+        .par_iter()
+        .enumerate()
+        .map(|(i, d)| replay_one(&archive.name, i, d, model))
+        .collect::<Result<_, _>>()?;
     let print_with = |captures: &[Capture]| -> Result<Vec<Option<String>>, ConformanceError> {
         let values = printer
             .print(&titles, captures)
@@ -120,6 +127,7 @@ pub fn run_archive(dir: &Path, archive: &TestArchive) -> Result<TestResult, Conf
         replayed.iter().enumerate().filter_map(|(i, r)| r.first_diff.map(|o| (i, o))).collect();
     Ok(TestResult {
         name: name.clone(),
+        model,
         dumps: archive.dumps.len(),
         bytes_equal: archive.dumps.len() - byte_diffs.len(),
         byte_diffs: byte_diffs.into_iter().take(8).collect(),
@@ -130,12 +138,13 @@ pub fn run_archive(dir: &Path, archive: &TestArchive) -> Result<TestResult, Conf
     })
 }
 
-/// Replay dump `i` of `test` on a fresh GE and capture what the test's DMA copy read.
-pub fn replay_one(test: &str, i: usize, d: &ReadbackDump) -> Result<Replayed, ConformanceError> {
+/// Replay dump `i` of `test` on a fresh GE of `model` and capture what the test's DMA copy
+/// read.
+pub fn replay_one(test: &str, i: usize, d: &ReadbackDump, model: ge::Model) -> Result<Replayed, ConformanceError> {
     let file = || format!("{test}.tar.xz:{test}/{i:04}.ppdmp");
     let err = |msg: String| ConformanceError::Dump { file: file(), msg };
     let dump = ge::dump::Dump::parse(&d.ppdmp).map_err(|e| err(e.to_string()))?;
-    let mut g = ge::Ge::new();
+    let mut g = ge::Ge::with_model(model);
     ge::dump::replay(&dump, &mut g).map_err(|e| err(e.to_string()))?;
     let src = d.info.src().map_err(err)?;
     let bytes = g.mem.slice(src, d.info.readback_size).map_err(|e| err(format!("readback range: {e}")))?.to_vec();

@@ -39,7 +39,7 @@ use crate::mem::{MemError, Memory};
 use crate::model::Model;
 use crate::pixel::{self, PixelState};
 use crate::ppsspp;
-use crate::raster::{self, ClipRect, RasterSetup};
+use crate::raster::{self, ClipRect, RasterRule, RasterSetup};
 use crate::regs::{Matrices, Regs};
 use crate::texture::{self, TextureState};
 use crate::tile::{FbFormat, Tile};
@@ -75,6 +75,8 @@ pub struct DrawState {
     /// Depth write on or a depth test other than ALWAYS (rectangle detection).
     pub depth_matters: bool,
     pub antialias: bool,
+    /// The model's rasterizer arithmetic.
+    pub raster: RasterRule,
     /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
     /// [PP `BinManager.cpp` scissor setup].
     pub scissor: ClipRect,
@@ -131,6 +133,7 @@ impl DrawState {
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
             depth_matters,
             antialias: regs.enabled(op::ANTIALIASENABLE),
+            raster: model.raster_rule(),
             texture,
             scissor,
             trace: None,
@@ -476,6 +479,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         RasterSetup::new(st.scissor, !st.through, st.texture.is_some()).with_band(tile.y0, tile.y0 + tile.rows - 1);
     setup.flat_shading = st.flat;
     setup.antialias_lines = st.antialias;
+    setup.rule = st.raster;
     if let Some((x, y)) = st.trace {
         if tile.y0 <= y && y < tile.y0 + tile.rows {
             eprintln!("trace draw {} shape {:?}", st.draw, p.shape);
@@ -499,6 +503,9 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         }
         match &p.shape {
             Shape::Triangle(v) => raster::triangle(v, &setup, &mut emit),
+            Shape::Rectangle(v) | Shape::Sprite(v) if setup.rule == RasterRule::Hardware => {
+                raster::rectangle_exact(v, &setup, &mut emit)
+            }
             Shape::Rectangle(v) => raster::rectangle(v, &setup, &mut emit),
             Shape::Sprite(v) => raster::sprite(v, &setup, &mut emit),
             Shape::ClearRect(v) => raster::clear_rectangle(v, &setup, &mut emit),

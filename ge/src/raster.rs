@@ -80,6 +80,18 @@ impl ClipRect {
     }
 }
 
+/// The rasterizer arithmetic of a draw, chosen once per draw by the GE model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RasterRule {
+    /// The PSP: rectangles cover the pixels whose centre lies inside them and sample their
+    /// texture exactly at the centre ([`rectangle_exact`]).
+    #[default]
+    Hardware,
+    /// PPSSPP's software renderer: `DrawRectangle`'s quad walk and texture stepping, and
+    /// the through-mode 1:1 fast path ([`rectangle`], [`sprite`]).
+    Ppsspp,
+}
+
 /// Per-draw rasterizer state (decoded once per draw by the caller).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RasterSetup {
@@ -104,12 +116,15 @@ pub struct RasterSetup {
     /// ANTIALIASENABLE for lines: PPSSPP forces alpha 0x7F and derives s, t from the pixel
     /// position [PP `DrawLine`].
     pub antialias_lines: bool,
+    /// The model's arithmetic.
+    pub rule: RasterRule,
 }
 
 impl RasterSetup {
     /// Setup with no band restriction, Gouraud shading and antialiasing off.
     pub fn new(clip: ClipRect, perspective: bool, textured: bool) -> RasterSetup {
         RasterSetup {
+            rule: RasterRule::Ppsspp,
             clip,
             band_y0: i32::MIN,
             band_y1: i32::MAX,
@@ -118,6 +133,11 @@ impl RasterSetup {
             flat_shading: false,
             antialias_lines: false,
         }
+    }
+
+    /// The same setup with the arithmetic of `rule`.
+    pub fn with_rule(self, rule: RasterRule) -> RasterSetup {
+        RasterSetup { rule, ..self }
     }
 
     /// The same setup restricted to rows `y0..=y1`.

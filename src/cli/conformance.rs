@@ -1,6 +1,8 @@
-//! `psprender conformance DIR [--test NAME]... [--show N]`: replay the readback tests of
-//! DIR (`../shared/conformance/hardware/readback`), print their values as the
-//! pspautotests sources do and compare with the real PSP's output line by line.
+//! `psprender conformance DIR [--model hardware|ppsspp] [--test NAME]... [--show N]`:
+//! replay the readback tests of DIR (`../shared/conformance/hardware/readback`), print
+//! their values as the pspautotests sources do and compare with the real PSP's output line
+//! by line; `=bytes` counts the dumps whose read-back bytes equal PPSSPP's (all of them in
+//! the PPSSPP model).
 
 use psprender::conformance::{self, TestResult};
 use std::path::PathBuf;
@@ -13,6 +15,9 @@ pub struct Args {
     /// Run only these tests (repeatable); default all.
     #[arg(long = "test")]
     pub tests: Vec<String>,
+    /// GE model to replay with.
+    #[arg(long, value_name = "hardware|ppsspp", default_value = "hardware", value_parser = super::parse_model)]
+    pub model: ge::Model,
     /// Differing lines shown per test.
     #[arg(long, default_value_t = 3)]
     pub show: usize,
@@ -39,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let mut results = Vec::new();
     for name in &names {
-        let r = conformance::run_test(&args.dir, name)?;
+        let r = conformance::run_test(&args.dir, name, args.model)?;
         println!(
             "{:<30} {:>6} {:>8} {:>6} {:>6} {:>7} {:>7}",
             r.name,
@@ -71,7 +76,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pp
     );
     println!(
-        "hardware lines equal: ours {ours}/{lines} ({:.1}%), PPSSPP {pp}/{lines} ({:.1}%); {:.1} s",
+        "{} model: {ours}/{lines} lines equal to the PSP's ({:.1}%); PPSSPP's own output {pp}/{lines} ({:.1}%); {:.1} s",
+        args.model,
         100.0 * ours as f64 / lines.max(1) as f64,
         100.0 * pp as f64 / lines.max(1) as f64,
         start.elapsed().as_secs_f64()

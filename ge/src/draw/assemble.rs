@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::{DrawState, Shape};
 use crate::clip::{self, CullMode, Projected};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
-use crate::raster::{self, DetectState, SpriteFastPathState};
+use crate::raster::{self, DetectState, RasterRule, SpriteFastPathState};
 use crate::transform::{self, TransformState};
 
 /// A vertex waiting for assembly: clip space (transform mode) plus its projection, or
@@ -145,7 +145,12 @@ impl Sink<'_> {
             [a.screen, b.screen]
         } else {
             let p = [a.projected(self.ts), b.projected(self.ts)];
-            let Some(r) = clip::clip_rectangle_projected(self.ts, [&p[0], &p[1]]) else { return };
+            let Some(mut r) = clip::clip_rectangle_projected(self.ts, [&p[0], &p[1]]) else { return };
+            if self.state.raster == RasterRule::Hardware {
+                for (s, v) in r.iter_mut().zip([a, b]) {
+                    (s.x, s.y) = transform::rectangle_corner(self.ts, &v.clip);
+                }
+            }
             r
         };
         match raster::split_rect_fog(&r) {

@@ -9,6 +9,10 @@
 //! advance linearly per pixel pair from the top-left pixel centre; the corner order rotates
 //! the texture (TR/BL corners make S run along Y) [HW `primitives/rectangles.bmp`].
 //!
+//! That is PPSSPP's arithmetic ([`RasterRule::Ppsspp`](super::RasterRule)); the hardware
+//! model draws every rectangle with [`rectangle_exact`] (centre coverage, exact texture
+//! coordinates), which the readback tests support line for line.
+//!
 //! [`sprite`] is PPSSPP's through-mode 1:1 fast path ([PP `RasterizerRectangle.cpp`
 //! `DrawSprite`, `RectangleFastPath`]), which steps whole texels from the truncated start
 //! coordinate and so differs from [`rectangle`] for fractional texture coordinates.

@@ -8,7 +8,8 @@
 //!   `U >> 8` and `U >> 8 + 1` [PP SamplerX86.cpp Jit_GetTexelCoordsQuad]. PPSSPP's C++
 //!   fallback `SampleLinear` truncates instead ([PP Sampler.cpp GetTexelCoordinatesQuadS/T]
 //!   `(int)(s * w * 256)`); it runs when a sampler was not compiled yet
-//!   ([`SamplerRule::PpssppCpp`], decided by `crate::ppsspp`).
+//!   ([`SamplerRule::PpssppCpp`], decided by `crate::ppsspp`). The PSP rounds down
+//!   ([`SamplerRule::Hardware`]).
 //! * Out-of-range and NaN conversions give `i32::MIN`, like the SSE instructions.
 //! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
 //!   exceed 511 [HW textures/size; PP constMaxTexel32_].
@@ -39,6 +40,17 @@ pub fn cvt_rne(x: f32) -> i32 {
     }
 }
 
+/// `floor(x)`; NaN or out of range -> `i32::MIN` (the hardware's bilinear coordinate).
+#[inline]
+pub fn cvt_floor(x: f32) -> i32 {
+    let r = x.floor();
+    if (-2147483648.0..2147483648.0).contains(&r) {
+        r as i32
+    } else {
+        i32::MIN
+    }
+}
+
 /// Size and addressing mode of one axis of one level.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Axis {
@@ -55,8 +67,10 @@ pub struct Axis {
 /// per draw by the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum SamplerRule {
-    /// The GE. guess: bilinear coordinates round to nearest like PPSSPP's JIT (it matches
-    /// every hardware screenshot that filters; the readback tests may refine this).
+    /// The GE: bilinear coordinates round down (`floor(s·w·256)`)
+    /// [HW filtering/precisionlinear2d "Pos X offset (256x)": 2 texels over 512 px, the
+    /// first weight change is at x = 144, where the centre's 256·s = x + 0.5 first reaches
+    /// 144; rounding to nearest moves it to 143 (PPSSPP's value)].
     #[default]
     Hardware,
     /// PPSSPP's x86 sampler JIT: bilinear coordinates round to nearest even (`CVTPS2DQ`).
@@ -98,7 +112,8 @@ impl Axis {
         let scaled = s * self.scale;
         let x = match self.rule {
             SamplerRule::PpssppCpp => cvtt(scaled),
-            SamplerRule::Hardware | SamplerRule::PpssppJit => cvt_rne(scaled),
+            SamplerRule::Hardware => cvt_floor(scaled),
+            SamplerRule::PpssppJit => cvt_rne(scaled),
         }
         .wrapping_sub(128);
         let i = x >> 8;
@@ -164,6 +179,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn hardware_bilinear_coordinates_round_down() {
+        // [HW filtering/precisionlinear2d "Pos X offset (256x) 0"]: a 2-texel clamped axis
+        // magnified to 512 px; pixel 143's centre is at 256·s = 143.5 (weight 0, still
+        // texel 0's colour on the PSP), pixel 144's at 144.5 (weight 1/16).
+        let hw = Axis::new(2, true).with_rule(SamplerRule::Hardware);
+        assert_eq!(hw.linear(143.5 / 512.0), (0, 1, 0));
+        assert_eq!(hw.linear(144.5 / 512.0), (0, 1, 1));
+        // PPSSPP's JIT rounds 143.5 to even, one pixel early.
+        let jit = Axis::new(2, true).with_rule(SamplerRule::PpssppJit);
+        assert_eq!(jit.linear(143.5 / 512.0), (0, 1, 1));
+        // Below texel 0's centre the pair is (−1, 0) clamped, weight 15/16 toward texel 0.
+        assert_eq!(hw.linear(0.4 / 512.0), (0, 0, 8));
+        assert_eq!(cvt_floor(-0.5), -1);
+        assert_eq!(cvt_floor(f32::NAN), i32::MIN);
+    }
+
+    #[test]
     fn conversions_match_sse() {
         assert_eq!(cvtt(-0.9), 0);
         assert_eq!(cvtt(-1.5), -1);
@@ -206,7 +238,7 @@ mod tests {
         // Patlabor draw 51, row 24: t = 0.047601752 on a 256-texel axis. t·65536 = 3119.63:
         // the JIT rounds to 3120 → U = 2992 (texel 11, weight 11); C++ truncates to 3119
         // → U = 2991 (texel 11, weight 10).
-        let a = Axis::new(256, true);
+        let a = Axis::new(256, true).with_rule(SamplerRule::PpssppJit);
         assert_eq!(a.linear(0.047601752), (11, 12, 11));
         assert_eq!(a.with_rule(SamplerRule::PpssppCpp).linear(0.047601752), (11, 12, 10));
         // Negative coordinates truncate toward zero: s·65536 = -0.6 → 0 (C++) vs -1 (JIT),
@@ -227,9 +259,11 @@ mod tests {
         // s = 0 -> U = -128 -> texels -1 (wraps to 1) and 0, weight 8.
         assert_eq!(Axis::new(2, false).linear(0.0), (1, 0, 8));
         assert_eq!(Axis::new(2, true).linear(0.0), (0, 0, 8));
-        // Rounding, not truncation: s·512 = 143.6 rounds to 144 -> U = 16, weight 1
-        // (truncation would give 143 -> U = 15, weight 0).
-        assert_eq!(Axis::new(2, false).linear(143.6 / 512.0), (0, 1, 1));
+        // PPSSPP's JIT rounds: s·512 = 143.6 rounds to 144 -> U = 16, weight 1; the
+        // hardware rounds down to 143 -> U = 15, weight 0.
+        let jit = Axis::new(2, false).with_rule(SamplerRule::PpssppJit);
+        assert_eq!(jit.linear(143.6 / 512.0), (0, 1, 1));
+        assert_eq!(Axis::new(2, false).linear(143.6 / 512.0), (0, 1, 0));
     }
 
     #[test]

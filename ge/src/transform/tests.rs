@@ -298,13 +298,13 @@ fn clip_at(x: f32, y: f32) -> ClipVertex {
 /// steps of 1/16 px on the PSP where the float arithmetic (and PPSSPP) gives 32.
 #[test]
 fn hardware_rectangle_corner_rounds_up_after_the_float24_cut() {
-    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(0));
+    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(0), RsqrtRule::Exact);
     let far = clip_at(-1.0 + 2.0 / 240.0, 1.0 - 2.0 / 136.0);
     assert_eq!(rectangle_corner(&st, &far), (SubPixel(33), SubPixel(33)));
     let pp = to_screen(&st, &far);
     assert_eq!((pp.x, pp.y), (SubPixel(32), SubPixel(32)));
     assert_eq!(rectangle_corner(&st, &clip_at(-1.0, 1.0)), (SubPixel(0), SubPixel(0)));
-    assert_eq!(float24_trunc(-1.0 + 2.0 / 240.0), -0.9916534423828125);
+    assert_eq!(float24_trunc(-1.0 + 2.0 / 240.0).to_bits(), 0xBF7D_DD00);
 }
 
 /// [HW textures/size "transform"]: viewport 256×256 at 2048, corners at s16 ±32767/32768;
@@ -316,7 +316,7 @@ fn hardware_rectangle_corner_textures_size() {
     setf(&mut r, op::VIEWPORTYSCALE, -128.0);
     r.set(op::OFFSETX, (2048 - 128) * 16);
     r.set(op::OFFSETY, (2048 - 128) * 16);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::Exact);
     let top_left = clip_at(-1.0, 32767.0 / 32768.0);
     let bottom_right = clip_at(32767.0 / 32768.0, -1.0);
     assert_eq!(rectangle_corner(&st, &top_left), (SubPixel(0), SubPixel(1)));
