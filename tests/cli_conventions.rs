@@ -85,6 +85,7 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
     ("replay", &["replay"], &["-o", "out/p.png"]),
     ("disasm", &["disasm"], &[]),
     ("frametests", &["frametests"], &[]),
+    ("conformance", &["conformance"], &[]),
 ];
 
 /// The input of the right kind for each subcommand, and a file of another format.
@@ -262,7 +263,8 @@ fn flags(help: &str) -> Vec<(String, String)> {
 #[test]
 fn help_texts_share_one_convention() {
     let d = tempfile::tempdir().unwrap();
-    let commands = ["decode", "demo", "disasm", "replay", "frametests", "render", "export-dump", "pam", "view"];
+    let commands =
+        ["decode", "demo", "disasm", "replay", "frametests", "conformance", "render", "export-dump", "pam", "view"];
     let mut seen: std::collections::BTreeMap<&str, (String, String)> = Default::default();
     for cmd in commands {
         let o = run(d.path(), &[cmd, "--help"]);
