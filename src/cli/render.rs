@@ -73,6 +73,9 @@ pub struct SceneArgs {
     pub scale_in: ScaleIn,
     #[arg(long, allow_hyphen_values = true, help = args::THREADS_HELP, value_parser = args::threads)]
     pub threads: Option<usize>,
+    /// GE model: `hardware` (the PSP) or `ppsspp` (PPSSPP's software renderer).
+    #[arg(long = "model", value_name = "hardware|ppsspp", default_value = "hardware", value_parser = super::parse_model)]
+    pub ge_model: ge::Model,
 }
 
 fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
@@ -125,7 +128,7 @@ impl SceneArgs {
     }
 
     pub fn new_ge(&self) -> ge::Ge {
-        let mut ge = ge::Ge::new();
+        let mut ge = ge::Ge::with_model(self.ge_model);
         if let Some(n) = self.threads {
             ge.set_threads(n);
         }
@@ -361,7 +364,7 @@ fn render_sequence(
         poses.par_iter().enumerate().try_for_each(|(i, pose)| -> anyhow::Result<()> {
             let n = a + i as u32;
             let frame = scene::build_frame(model, Some(pose), &camera, opts)?;
-            let mut ge = ge::Ge::new();
+            let mut ge = ge::Ge::with_model(args.scene.ge_model);
             ge.set_threads(1);
             let img = frame.render(&mut ge).with_context(|| format!("rendering frame {n}"))?;
             let path = frame_path(output, n).expect("pattern checked in run");

@@ -1,6 +1,7 @@
-//! `psprender replay DUMP [-o out.png] [--compare REF] [--max-mse X] [--diff diff.png]`.
+//! `psprender replay DUMP [-o out.png] [--compare REF] [--max-mse X] [--diff diff.png]
+//! [--model hardware|ppsspp]`.
 
-use super::{args, differing_pixels, load_reference, render_dump_traced};
+use super::{args, differing_pixels, load_reference, model_for_reference, render_dump_traced};
 use ge::display::{diff_image, mse};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,6 +24,11 @@ pub struct Args {
     /// Save a comparison picture (needs --compare).
     #[arg(long, requires = "compare")]
     pub diff: Option<PathBuf>,
+    /// GE model: `hardware` or `ppsspp` (default: the model that made the --compare
+    /// reference, judged by its name: NAME.hardware.png is the PSP's, others PPSSPP's;
+    /// hardware without --compare).
+    #[arg(long, value_name = "hardware|ppsspp", value_parser = super::parse_model)]
+    pub model: Option<ge::Model>,
     /// Debugging: print every fragment drawn at pixel X,Y (drawing coordinates, 0..=1023 each).
     #[arg(long, allow_hyphen_values = true, value_parser = args::pixel)]
     pub trace_pixel: Option<(i32, i32)>,
@@ -34,8 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // Read the reference before the replay: a missing reference fails at once.
     let reference_img = args.compare.as_deref().map(load_reference).transpose()?;
+    let model = args.model.unwrap_or_else(|| args.compare.as_deref().map_or(ge::Model::Hardware, model_for_reference));
     let start = std::time::Instant::now();
-    let img = render_dump_traced(&args.dump, args.trace_pixel)?;
+    let img = render_dump_traced(&args.dump, model, args.trace_pixel)?;
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(out) = &args.output {
         if args.screen {
@@ -46,10 +53,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let Some(reference_img) = reference_img else {
         match &args.output {
-            Some(out) => println!("replayed {} in {ms:.1} ms; wrote {}", args.dump.display(), out.display()),
-            None if args.trace_pixel.is_some() => println!("replayed {} in {ms:.1} ms", args.dump.display()),
+            Some(out) => {
+                println!("replayed {} ({model} model) in {ms:.1} ms; wrote {}", args.dump.display(), out.display())
+            }
+            None if args.trace_pixel.is_some() => {
+                println!("replayed {} ({model} model) in {ms:.1} ms", args.dump.display())
+            }
             None => println!(
-                "replayed {} in {ms:.1} ms; nothing saved: add -o out.png to save the screenshot, or --compare REF.png to score it",
+                "replayed {} ({model} model) in {ms:.1} ms; nothing saved: add -o out.png to save the screenshot, \
+                 or --compare REF.png to score it",
                 args.dump.display()
             ),
         }
@@ -62,7 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let pass = score <= args.max_mse;
     println!(
-        "Screenshot MSE: {score} ({pixels} pixels differ) {} (limit {}), {ms:.1} ms",
+        "Screenshot MSE: {score} ({pixels} pixels differ) {} (limit {}), {model} model, {ms:.1} ms",
         if pass { "PASS" } else { "FAIL" },
         args.max_mse
     );
