@@ -41,7 +41,7 @@ use crate::pixel::{self, PixelState};
 use crate::ppsspp;
 use crate::raster::{self, ClipRect, RasterRule, RasterSetup};
 use crate::regs::{Matrices, Regs};
-use crate::texture::{self, TextureState};
+use crate::texture::{self, SamplerRule, TextureState};
 use crate::tile::{FbFormat, Tile};
 use crate::transform::TransformState;
 use crate::vertex::{self, DecodeParams, Persist, VertexLayout};
@@ -492,7 +492,16 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
     let px = p.fix.pixel(&st.pixel);
     let px = &*px;
     let (band_y0, band_end) = (tile.y0, tile.y0 + tile.rows);
-    let mut emit = |q: &Quad| shade_quad(st, px, tile, mem, q);
+    // Hardware rectangles sample with their own rule ([`SamplerRule::Hardware`]).
+    let rect_texture;
+    let tex = match (&p.shape, &st.texture) {
+        (Shape::Rectangle(_) | Shape::Sprite(_), Some(t)) if st.raster == RasterRule::Hardware => {
+            rect_texture = t.clone().with_sampler(SamplerRule::Hardware);
+            Some(&rect_texture)
+        }
+        (_, t) => t.as_ref(),
+    };
+    let mut emit = |q: &Quad| shade_quad(st, tex, px, tile, mem, q);
     let whole = [st.scissor];
     let strips: &[ClipRect] = p.fix.strips().unwrap_or(&whole);
     for strip in strips {
@@ -516,8 +525,8 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
 }
 
 /// Texture and draw the covered fragments of a quad.
-fn shade_quad(st: &DrawState, px: &PixelState, tile: &mut Tile, mem: &Memory, q: &Quad) {
-    let colors = match &st.texture {
+fn shade_quad(st: &DrawState, tex: Option<&TextureState>, px: &PixelState, tile: &mut Tile, mem: &Memory, q: &Quad) {
+    let colors = match tex {
         Some(t) if !st.clear => texture::shade_quad(t, mem, q, q.w),
         _ => {
             let mut c = [[0u8; 4]; 4];

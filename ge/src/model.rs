@@ -55,10 +55,11 @@ impl Model {
     }
 
     /// The sampler arithmetic of a draw (PPSSPP's C++ fallback is chosen per primitive
-    /// by [`crate::ppsspp`], on top of this).
+    /// by [`crate::ppsspp`], on top of this; the hardware model's rectangles use
+    /// [`SamplerRule::Hardware`] instead, picked by the draw path).
     pub fn sampler_rule(self) -> SamplerRule {
         match self {
-            Model::Hardware => SamplerRule::Hardware,
+            Model::Hardware => SamplerRule::HardwareTriangles,
             Model::Ppsspp => SamplerRule::PpssppJit,
         }
     }

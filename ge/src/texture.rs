@@ -180,6 +180,12 @@ impl TextureState {
         self.lod_mode == LodMode::Slope
     }
 
+    /// The same state sampled under `rule`.
+    pub fn with_sampler(mut self, rule: SamplerRule) -> TextureState {
+        self.sampler = rule;
+        self
+    }
+
     /// Fragment s, t to normalised coordinates (divides by the level-0 size in through mode).
     #[inline]
     pub fn normalise(&self, s: f32, t: f32) -> (f32, f32) {

@@ -8,8 +8,8 @@
 //!   `U >> 8` and `U >> 8 + 1` [PP SamplerX86.cpp Jit_GetTexelCoordsQuad]. PPSSPP's C++
 //!   fallback `SampleLinear` truncates instead ([PP Sampler.cpp GetTexelCoordinatesQuadS/T]
 //!   `(int)(s * w * 256)`); it runs when a sampler was not compiled yet
-//!   ([`SamplerRule::PpssppCpp`], decided by `crate::ppsspp`). The PSP rounds down
-//!   ([`SamplerRule::Hardware`]).
+//!   ([`SamplerRule::PpssppCpp`], decided by `crate::ppsspp`). The PSP rounds down on
+//!   rectangles ([`SamplerRule::Hardware`]).
 //! * Out-of-range and NaN conversions give `i32::MIN`, like the SSE instructions.
 //! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
 //!   exceed 511 [HW textures/size; PP constMaxTexel32_].
@@ -40,7 +40,8 @@ pub fn cvt_rne(x: f32) -> i32 {
     }
 }
 
-/// `floor(x)`; NaN or out of range -> `i32::MIN` (the hardware's bilinear coordinate).
+/// `floor(x)`; NaN or out of range -> `i32::MIN` (the hardware's bilinear coordinate on
+/// rectangles, see [`SamplerRule::Hardware`]).
 #[inline]
 pub fn cvt_floor(x: f32) -> i32 {
     let r = x.floor();
@@ -67,12 +68,18 @@ pub struct Axis {
 /// per draw by the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum SamplerRule {
-    /// The GE: bilinear coordinates round down (`floor(s·w·256)`)
-    /// [HW filtering/precisionlinear2d "Pos X offset (256x)": 2 texels over 512 px, the
-    /// first weight change is at x = 144, where the centre's 256·s = x + 0.5 first reaches
-    /// 144; rounding to nearest moves it to 143 (PPSSPP's value)].
+    /// The GE drawing rectangles: bilinear coordinates round down (`floor(s·w·256)`)
+    /// [HW filtering/precisionlinear2d, precisionlinear3d "Pos X offset (256x) 0..15": 2
+    /// texels over 512 px, the centre of pixel x at 256·s = x + ½ + i/16; the first weight
+    /// change is at x = 144 for i = 0..7 and at 143 for i = 8..15, which only rounding down
+    /// gives (to nearest: 143 from i = 0 (ties to even) or i = 1 on)].
     #[default]
     Hardware,
+    /// The GE drawing triangles, lines and points. guess: to nearest, like PPSSPP's JIT.
+    /// Rounding down there (with triangles' texture coordinates still interpolated the
+    /// PPSSPP way) moves reflection-reflection, the filtered-triangle screenshot, from MSE
+    /// 11.0240 to 11.0272 against the PSP; no readback test filters a triangle.
+    HardwareTriangles,
     /// PPSSPP's x86 sampler JIT: bilinear coordinates round to nearest even (`CVTPS2DQ`).
     PpssppJit,
     /// PPSSPP's C++ fallback `SampleLinear`: bilinear coordinates truncate; it runs when a
@@ -113,7 +120,7 @@ impl Axis {
         let x = match self.rule {
             SamplerRule::PpssppCpp => cvtt(scaled),
             SamplerRule::Hardware => cvt_floor(scaled),
-            SamplerRule::PpssppJit => cvt_rne(scaled),
+            SamplerRule::HardwareTriangles | SamplerRule::PpssppJit => cvt_rne(scaled),
         }
         .wrapping_sub(128);
         let i = x >> 8;
@@ -179,7 +186,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hardware_bilinear_coordinates_round_down() {
+    fn hardware_rectangle_bilinear_coordinates_round_down() {
         // [HW filtering/precisionlinear2d "Pos X offset (256x) 0"]: a 2-texel clamped axis
         // magnified to 512 px; pixel 143's centre is at 256·s = 143.5 (weight 0, still
         // texel 0's colour on the PSP), pixel 144's at 144.5 (weight 1/16).
@@ -191,6 +198,9 @@ mod tests {
         assert_eq!(jit.linear(143.5 / 512.0), (0, 1, 1));
         // Below texel 0's centre the pair is (−1, 0) clamped, weight 15/16 toward texel 0.
         assert_eq!(hw.linear(0.4 / 512.0), (0, 0, 8));
+        // "Pos X offset (256x) 1": the centre of pixel 143 at 143.5 + 1/16 still rounds
+        // down to weight 0.
+        assert_eq!(hw.linear((143.5 + 1.0 / 16.0) / 512.0), (0, 1, 0));
         assert_eq!(cvt_floor(-0.5), -1);
         assert_eq!(cvt_floor(f32::NAN), i32::MIN);
     }
@@ -260,7 +270,7 @@ mod tests {
         assert_eq!(Axis::new(2, false).linear(0.0), (1, 0, 8));
         assert_eq!(Axis::new(2, true).linear(0.0), (0, 0, 8));
         // PPSSPP's JIT rounds: s·512 = 143.6 rounds to 144 -> U = 16, weight 1; the
-        // hardware rounds down to 143 -> U = 15, weight 0.
+        // hardware's rectangle rule rounds down to 143 -> U = 15, weight 0.
         let jit = Axis::new(2, false).with_rule(SamplerRule::PpssppJit);
         assert_eq!(jit.linear(143.6 / 512.0), (0, 1, 1));
         assert_eq!(Axis::new(2, false).linear(143.6 / 512.0), (0, 1, 0));
