@@ -75,6 +75,8 @@ pub struct DrawState {
     /// Depth write on or a depth test other than ALWAYS (rectangle detection).
     pub depth_matters: bool,
     pub antialias: bool,
+    /// The model's triangle arithmetic (sample point, colour rounding, perspective divide).
+    pub triangle: raster::TriangleRule,
     /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
     /// [PP `BinManager.cpp` scissor setup].
     pub scissor: ClipRect,
@@ -131,6 +133,7 @@ impl DrawState {
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
             depth_matters,
             antialias: regs.enabled(op::ANTIALIASENABLE),
+            triangle: model.triangle_rule(),
             texture,
             scissor,
             trace: None,
@@ -476,6 +479,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         RasterSetup::new(st.scissor, !st.through, st.texture.is_some()).with_band(tile.y0, tile.y0 + tile.rows - 1);
     setup.flat_shading = st.flat;
     setup.antialias_lines = st.antialias;
+    setup.triangle = st.triangle;
     if let Some((x, y)) = st.trace {
         if tile.y0 <= y && y < tile.y0 + tile.rows {
             eprintln!("trace draw {} shape {:?}", st.draw, p.shape);
