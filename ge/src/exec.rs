@@ -24,8 +24,8 @@ use thiserror::Error;
 /// Why GE execution stopped with an error.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum GeError {
-    #[error("display list at 0x{pc:08x}: {source}")]
-    Memory { pc: u32, source: MemError },
+    #[error("display list at 0x{pc:08x}: {cause}")]
+    Memory { pc: u32, cause: MemError },
     #[error("display list did not finish within {steps} commands (cyclic list?), last at 0x{pc:08x}")]
     StepBudget { pc: u32, steps: u64 },
     #[error("display list start 0x{0:08x} is not 4-byte aligned")]
@@ -145,7 +145,7 @@ impl Ge {
         let (cmd, arg) = split(word);
         let st = &mut self.state;
         let prev = st.regs.arg(cmd);
-        let mem_err = |source| GeError::Memory { pc, source };
+        let mem_err = |cause| GeError::Memory { pc, cause };
         match cmd {
             op::VADDR => st.vaddr = st.relative_addr(arg),
             op::IADDR => st.iaddr = st.relative_addr(arg),
@@ -283,7 +283,7 @@ impl Ge {
                 self.flush();
                 return Err(GeError::StepBudget { pc, steps: self.step_budget });
             }
-            let word = self.mem.read_u32(pc).map_err(|source| GeError::Memory { pc, source })?;
+            let word = self.mem.read_u32(pc).map_err(|cause| GeError::Memory { pc, cause })?;
             let (cmd, arg) = split(word);
             let mut next = pc.wrapping_add(4);
             match cmd {
@@ -526,9 +526,9 @@ mod draw_error_tests {
             ge.mem.write_u32(list + 4 * i as u32, *w).unwrap();
         }
         match ge.run_list(list, None) {
-            Err(GeError::Memory { pc, source }) => {
+            Err(GeError::Memory { pc, cause }) => {
                 assert_eq!(pc, list + 12, "error names the PRIM's address");
-                assert_eq!(source.addr & 0x0FFF_FFFF, 0x100);
+                assert_eq!(cause.addr & 0x0FFF_FFFF, 0x100);
             }
             other => panic!("expected a memory error, got {other:?}"),
         }
