@@ -2,6 +2,7 @@
 //! The command-line interface lives in `main.rs`.
 
 pub mod decode;
+pub mod kh2;
 pub mod pam;
 pub mod pmo;
 pub mod pmp;
