@@ -440,11 +440,7 @@ fn render_sequence(args: &Args, m: &Motion, sk: &Skeleton, a: u32, b: u32) -> an
     };
     let poses = (a..=b).map(|f| posed(m, sk, timing.at(f as f32))).collect::<anyhow::Result<Vec<Posed>>>()?;
     let camera = render::auto_camera(&render::bounds(poses.iter().map(|p| p.globals.as_slice())));
-    let bar = indicatif::ProgressBar::new(u64::from(b - a + 1));
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    let bar = crate::cli::render::frames_bar(u64::from(b - a + 1));
     let run = || -> anyhow::Result<()> {
         poses.par_iter().enumerate().try_for_each(|(i, p)| -> anyhow::Result<()> {
             let n = a + i as u32;

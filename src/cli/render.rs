@@ -313,11 +313,7 @@ fn render_sequence(
         bounds.add(fb.max);
     }
     let camera = args.scene.camera_for(&bounds);
-    let bar = indicatif::ProgressBar::new(u64::from(b - a + 1));
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    let bar = frames_bar(u64::from(b - a + 1));
     let run = || -> anyhow::Result<()> {
         poses.par_iter().enumerate().try_for_each(|(i, pose)| -> anyhow::Result<()> {
             let n = a + i as u32;
@@ -338,6 +334,16 @@ fn render_sequence(
     bar.finish_and_clear();
     println!("wrote {} frames in {:.1} ms", b - a + 1, start.elapsed().as_secs_f64() * 1e3);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The progress bar of a frame sequence.
+pub fn frames_bar(len: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
 }
 
 /// Save the visible 480x272 part of a display capture.
