@@ -118,6 +118,15 @@ fn renders_a_pose_and_a_sequence() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let (w, h, px) = png(&out);
     assert_eq!((w, h), (480, 272));
+    // --render without a path writes to -o; the same pose gives the same bytes.
+    let again = d.join("again.png");
+    let o = psprender()
+        .args(["kh2", &a, "--skeleton", &sk, "--time", "30", "--render", "-o"])
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&out).unwrap());
     let bg = [0x28, 0x2c, 0x34];
     assert!(px.chunks(px.len() / (480 * 272)).any(|p| p[..3] != bg), "something drawn");
     // Sequences: 1 and 2 threads give the same bytes; consecutive frames differ.

@@ -8,17 +8,18 @@
 //!   entry index; default the first motion): joint channels, and with `--skeleton` local and
 //!   global matrices (16 floats in KH2 row-vector storage order). Raw motions play their
 //!   stored absolute matrices at LFR frame T·fps/60.
-//! * `--render out.png` draws the posed skeleton (needs `--skeleton`); `--frames A..B -o
-//!   f_%04d.png` draws game frames A..B of playback (FrameStart onwards, looping over
-//!   FrameReturn..FrameEnd) with one camera framing every frame, in parallel with a progress bar.
-//!   Images are written atomically (temporary file + rename), directories created.
+//! * `--render out.png` (or `--render -o out.png`) draws the posed skeleton (needs `--skeleton`);
+//!   `--frames A..B -o f_%04d.png` draws game frames A..B of playback (FrameStart onwards,
+//!   looping over FrameReturn..FrameEnd) with one camera framing every frame, in parallel with a
+//!   progress bar. Outputs follow [`psprender::output`]: folders created and checked before any
+//!   work, files written atomically.
 
 use anyhow::{bail, Context};
 use psprender::kh2::bar::{payload, Bar, Payload, Placement};
 use psprender::kh2::eval::{Evaluator, Timing, CHANNELS, GFR};
 use psprender::kh2::render::{self, Style};
 use psprender::kh2::trigger::Triggers;
-use psprender::kh2::{write_atomic, Motion, Skeleton};
+use psprender::kh2::{Motion, Skeleton};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -31,23 +32,25 @@ pub struct Args {
     /// Motion to evaluate or draw: MSET slot / BAR entry index (default: the first motion).
     #[arg(long)]
     pub motion: Option<usize>,
-    /// Evaluate at this time in game frames (1/60 s ticks; fractional allowed).
-    #[arg(long, allow_negative_numbers = true)]
+    /// Evaluate at this time in game frames (1/60 s ticks; fractional and negative allowed: the
+    /// curves' pre/post-infinity modes apply outside the keys).
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::finite)]
     pub time: Option<f32>,
     /// Skeleton: an MDLX model (its bone table) or JSON {"bones": [{"parent", "scale", "rotation", "translation"}]}.
     #[arg(long)]
     pub skeleton: Option<PathBuf>,
-    /// Draw the skeleton posed at --time (default 0) to this PNG.
-    #[arg(long, requires = "skeleton")]
-    pub render: Option<PathBuf>,
-    /// Draw game frames A..B (inclusive) of playback; -o must hold %d or %0Nd.
-    #[arg(long, value_parser = crate::cli::render::parse_range, requires = "skeleton", conflicts_with_all = ["render", "time"])]
+    /// Draw the skeleton posed at --time (default 0) as a 480x272 PNG: to PATH, else to -o.
+    #[arg(long, requires = "skeleton", num_args = 0..=1, value_name = "PATH")]
+    pub render: Option<Option<PathBuf>>,
+    /// Render frames A..B (inclusive, whole frames) in parallel; -o must hold a frame-number
+    /// pattern such as %04d. Frames past the end follow the loop rule, as for --frame.
+    #[arg(long, value_parser = super::args::frame_range, requires = "skeleton", conflicts_with_all = ["render", "time"])]
     pub frames: Option<(u32, u32)>,
-    /// Output pattern for --frames.
-    #[arg(short, long, default_value = "kh2_%04d.png")]
-    pub output: PathBuf,
-    /// Raster threads (default: all cores); the images are the same for any count.
-    #[arg(long)]
+    /// Where to write the PNG (--render) or the frame pattern (--frames; default: the input's name
+    /// with _%04d.png, or .png for --render, in the current folder).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[arg(long, allow_hyphen_values = true, help = super::args::THREADS_HELP, value_parser = super::args::threads)]
     pub threads: Option<usize>,
     /// JSON output instead of text.
     #[arg(long)]
@@ -324,26 +327,45 @@ fn text(r: &Report) -> String {
     o
 }
 
+/// Where --render or --frames write (checked before any work).
+fn output_path(args: &Args) -> anyhow::Result<Option<PathBuf>> {
+    let stem = args.file.file_stem().map_or_else(|| "kh2".into(), |s| s.to_string_lossy().into_owned());
+    if let Some((a, _)) = args.frames {
+        let out = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{stem}_%04d.png")));
+        let first = crate::cli::render::frame_path(&out, a)
+            .with_context(|| format!("--frames needs an output pattern with %d or %0Nd, got {}", out.display()))?;
+        psprender::output::prepare(&first)?;
+        return Ok(Some(out));
+    }
+    let Some(render) = &args.render else { return Ok(None) };
+    let out = render.clone().or_else(|| args.output.clone()).unwrap_or_else(|| PathBuf::from(format!("{stem}.png")));
+    psprender::output::prepare(&out)?;
+    Ok(Some(out))
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.file.display().to_string();
+    let out_path = output_path(&args)?;
     let input = load(&args.file)?;
     let skeleton = args.skeleton.as_deref().map(load_skeleton).transpose()?;
     let pick = || -> anyhow::Result<&(usize, Motion)> {
         match args.motion {
-            Some(n) => {
-                input.motions.iter().find(|(i, _)| *i == n).with_context(|| format!("{path}: no motion at index {n}"))
-            }
+            Some(n) => input.motions.iter().find(|(i, _)| *i == n).with_context(|| {
+                let have: Vec<String> = input.motions.iter().map(|(i, m)| format!("{i} ({})", m.kind_name())).collect();
+                let have = if have.is_empty() { "none".to_string() } else { have.join(", ") };
+                format!("{path}: no motion at index {n}; it has {have}")
+            }),
             None => input.motions.first().with_context(|| format!("{path}: no motion")),
         }
     };
     if args.motion.is_some() {
         pick()?;
     }
-    if let (Some((a, b)), Some(sk)) = (args.frames, &skeleton) {
+    if let (Some((a, b)), Some(sk), Some(out)) = (args.frames, &skeleton, &out_path) {
         let (_, m) = pick()?;
-        return render_sequence(&args, m, sk, a, b);
+        return render_sequence(&args, out, m, sk, a, b);
     }
-    if let (Some(out), Some(sk)) = (&args.render, &skeleton) {
+    if let (Some(out), Some(sk)) = (&out_path, &skeleton) {
         let (_, m) = pick()?;
         let p = posed(m, sk, args.time.unwrap_or(0.0))?;
         let camera = render::auto_camera(&render::bounds([p.globals.as_slice()]));
@@ -423,24 +445,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn save(img: &ge::display::Image, path: &Path) -> anyhow::Result<()> {
-    let png = img.crop(480, 272).to_png().with_context(|| format!("encoding {}", path.display()))?;
-    write_atomic(path, &png).with_context(|| format!("saving {}", path.display()))
+    Ok(psprender::output::save_png(&img.crop(480, 272), path)?)
 }
 
 /// Game frames `a..=b` of playback, one camera framing them all, in parallel.
-fn render_sequence(args: &Args, m: &Motion, sk: &Skeleton, a: u32, b: u32) -> anyhow::Result<ExitCode> {
+fn render_sequence(args: &Args, output: &Path, m: &Motion, sk: &Skeleton, a: u32, b: u32) -> anyhow::Result<ExitCode> {
     use rayon::prelude::*;
     let start = std::time::Instant::now();
-    if crate::cli::render::frame_path(&args.output, a).is_none() {
-        bail!("--frames needs an output pattern with %d or %0Nd, got {}", args.output.display());
-    }
     let timing = match m {
         Motion::Interpolated(im) => Timing::of(&im.frame_data),
         Motion::Raw(r) => Timing::of(&r.frame_data),
     };
     let poses = (a..=b).map(|f| posed(m, sk, timing.at(f as f32))).collect::<anyhow::Result<Vec<Posed>>>()?;
     let camera = render::auto_camera(&render::bounds(poses.iter().map(|p| p.globals.as_slice())));
-    let bar = crate::cli::render::frames_bar(u64::from(b - a + 1));
+    let bar = indicatif::ProgressBar::new(u64::from(b - a + 1));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
     let run = || -> anyhow::Result<()> {
         poses.par_iter().enumerate().try_for_each(|(i, p)| -> anyhow::Result<()> {
             let n = a + i as u32;
@@ -448,7 +470,7 @@ fn render_sequence(args: &Args, m: &Motion, sk: &Skeleton, a: u32, b: u32) -> an
             let mut ge = ge::Ge::new();
             ge.set_threads(1);
             let img = frame.render(&mut ge).with_context(|| format!("rendering frame {n}"))?;
-            let path = crate::cli::render::frame_path(&args.output, n).expect("pattern checked above");
+            let path = crate::cli::render::frame_path(output, n).expect("pattern checked in output_path");
             save(&img, &path)?;
             bar.inc(1);
             Ok(())
