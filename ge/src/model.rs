@@ -9,12 +9,13 @@
 //!
 //! A GE has one model for its lifetime ([`crate::Ge::with_model`]). Where the two differ
 //! inside a stage, the stage takes a typed rule that the draw path picks from the model
-//! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::raster_rule`]).
+//! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::triangle_rule`],
+//! [`Model::rectangle_rule`]).
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::raster::RasterRule;
+use crate::raster::{RectangleRule, TriangleRule};
 use crate::texture::SamplerRule;
 use crate::transform::RsqrtRule;
 
@@ -46,20 +47,27 @@ impl Model {
         }
     }
 
-    /// The rasterizer arithmetic of a draw (rectangles).
-    pub fn raster_rule(self) -> RasterRule {
+    /// How rectangles are covered, placed and textured.
+    pub fn rectangle_rule(self) -> RectangleRule {
         match self {
-            Model::Hardware => RasterRule::Hardware,
-            Model::Ppsspp => RasterRule::Ppsspp,
+            Model::Hardware => RectangleRule::Hardware,
+            Model::Ppsspp => RectangleRule::Ppsspp,
+        }
+    }
+
+    /// How triangles are sampled and their attributes rounded.
+    pub fn triangle_rule(self) -> TriangleRule {
+        match self {
+            Model::Hardware => TriangleRule::HARDWARE,
+            Model::Ppsspp => TriangleRule::PPSSPP,
         }
     }
 
     /// The sampler arithmetic of a draw (PPSSPP's C++ fallback is chosen per primitive
-    /// by [`crate::ppsspp`], on top of this; the hardware model's rectangles use
-    /// [`SamplerRule::Hardware`] instead, picked by the draw path).
+    /// by [`crate::ppsspp`], on top of this).
     pub fn sampler_rule(self) -> SamplerRule {
         match self {
-            Model::Hardware => SamplerRule::HardwareTriangles,
+            Model::Hardware => SamplerRule::Hardware,
             Model::Ppsspp => SamplerRule::PpssppJit,
         }
     }

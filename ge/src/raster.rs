@@ -7,7 +7,9 @@
 //! * [`triangle`]: integer edge functions in 1/16 px, sampled at (16·px + 7, 16·py + 7),
 //!   top-left fill rule via a −1 bias on right and flat-bottom edges, barycentric
 //!   interpolation in screen space for colour, depth and fog, perspective-correct texture
-//!   coordinates in transform mode ([PP `Rasterizer.cpp` `DrawTriangleSlice`]).
+//!   coordinates in transform mode ([PP `Rasterizer.cpp` `DrawTriangleSlice`]). Where the
+//!   real PSP differs (sample point, colour rounding, the perspective divide) the draw
+//!   passes a [`TriangleRule`] chosen by its model.
 //! * [`rectangle`] / [`sprite`]: axis-aligned sprites with flat colour/depth/fog from the
 //!   second vertex and texture coordinates stepped linearly per pixel pair, rotated by
 //!   corner order ([PP `DrawRectangle`], [PP `RasterizerRectangle.cpp` `DrawSprite`]).
@@ -52,7 +54,7 @@ pub use rect::{
     clear_rectangle, rect_to_triangles, rectangle, rectangle_exact, split_rect_fog, sprite, sprite_fast_path,
     SpriteFastPathState,
 };
-pub use triangle::{triangle, triangle_culled, Cull};
+pub use triangle::{triangle, triangle_culled, ColourRounding, Cull, PerspRecip, SamplePoint, TriangleRule};
 
 /// Inclusive drawing-coordinate rectangle (pixels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,11 +82,13 @@ impl ClipRect {
     }
 }
 
-/// The rasterizer arithmetic of a draw, chosen once per draw by the GE model.
+/// How rectangles are rasterized, chosen once per draw by the GE model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum RasterRule {
-    /// The PSP: rectangles cover the pixels whose centre lies inside them and sample their
-    /// texture exactly at the centre ([`rectangle_exact`]).
+pub enum RectangleRule {
+    /// The PSP: a rectangle covers the pixels whose centre lies inside it and samples its
+    /// texture exactly at the centre, with bilinear coordinates rounded down
+    /// ([`rectangle_exact`], `texture::SamplerRule::Hardware`; the transformed corners are
+    /// placed by `transform::rectangle_corner`).
     #[default]
     Hardware,
     /// PPSSPP's software renderer: `DrawRectangle`'s quad walk and texture stepping, and
@@ -116,15 +120,17 @@ pub struct RasterSetup {
     /// ANTIALIASENABLE for lines: PPSSPP forces alpha 0x7F and derives s, t from the pixel
     /// position [PP `DrawLine`].
     pub antialias_lines: bool,
-    /// The model's arithmetic.
-    pub rule: RasterRule,
+    /// The triangle arithmetic of the model being rendered ([`TriangleRule`]).
+    pub triangle: TriangleRule,
+    /// The rectangle arithmetic of the model being rendered ([`RectangleRule`]).
+    pub rectangle: RectangleRule,
 }
 
 impl RasterSetup {
-    /// Setup with no band restriction, Gouraud shading and antialiasing off.
+    /// Setup with no band restriction, Gouraud shading, antialiasing off and PPSSPP's
+    /// triangle arithmetic ([`TriangleRule::PPSSPP`]; see [`RasterSetup::triangle`]).
     pub fn new(clip: ClipRect, perspective: bool, textured: bool) -> RasterSetup {
         RasterSetup {
-            rule: RasterRule::Ppsspp,
             clip,
             band_y0: i32::MIN,
             band_y1: i32::MAX,
@@ -132,12 +138,9 @@ impl RasterSetup {
             textured,
             flat_shading: false,
             antialias_lines: false,
+            triangle: TriangleRule::PPSSPP,
+            rectangle: RectangleRule::Ppsspp,
         }
-    }
-
-    /// The same setup with the arithmetic of `rule`.
-    pub fn with_rule(self, rule: RasterRule) -> RasterSetup {
-        RasterSetup { rule, ..self }
     }
 
     /// The same setup restricted to rows `y0..=y1`.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::{DrawState, Shape};
 use crate::clip::{self, CullMode, Projected};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
-use crate::raster::{self, DetectState, RasterRule, SpriteFastPathState};
+use crate::raster::{self, DetectState, RectangleRule, SpriteFastPathState};
 use crate::transform::{self, TransformState};
 
 /// A vertex waiting for assembly: clip space (transform mode) plus its projection, or
@@ -146,7 +146,7 @@ impl Sink<'_> {
         } else {
             let p = [a.projected(self.ts), b.projected(self.ts)];
             let Some(mut r) = clip::clip_rectangle_projected(self.ts, [&p[0], &p[1]]) else { return };
-            if self.state.raster == RasterRule::Hardware {
+            if self.state.rectangle == RectangleRule::Hardware {
                 for (s, v) in r.iter_mut().zip([a, b]) {
                     (s.x, s.y) = transform::rectangle_corner(self.ts, &v.clip);
                 }

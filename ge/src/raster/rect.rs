@@ -9,7 +9,7 @@
 //! advance linearly per pixel pair from the top-left pixel centre; the corner order rotates
 //! the texture (TR/BL corners make S run along Y) [HW `primitives/rectangles.bmp`].
 //!
-//! That is PPSSPP's arithmetic ([`RasterRule::Ppsspp`](super::RasterRule)); the hardware
+//! That is PPSSPP's arithmetic ([`RectangleRule::Ppsspp`](super::RectangleRule)); the hardware
 //! model draws every rectangle with [`rectangle_exact`] (centre coverage, exact texture
 //! coordinates), which the readback tests support line for line.
 //!
