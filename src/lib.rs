@@ -5,6 +5,7 @@ pub mod decode;
 pub mod pam;
 pub mod pmo;
 pub mod pmp;
+pub mod popcap;
 pub mod scene;
 pub mod scenes;
 pub mod shared;
