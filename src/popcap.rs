@@ -23,6 +23,7 @@ use thiserror::Error;
 
 pub mod eval;
 pub mod images;
+pub mod output;
 mod parse;
 pub mod render;
 mod write;

@@ -6,6 +6,7 @@ pub mod disasm;
 pub mod export_dump;
 pub mod frametests;
 pub mod pam;
+pub mod popcap;
 pub mod render;
 pub mod replay;
 pub mod view;

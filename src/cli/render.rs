@@ -246,7 +246,7 @@ pub struct Args {
     pub output: PathBuf,
 }
 
-fn parse_range(s: &str) -> Result<(u32, u32), String> {
+pub fn parse_range(s: &str) -> Result<(u32, u32), String> {
     let (a, b) = s.split_once("..").ok_or("expected A..B")?;
     let a: u32 = a.trim().parse().map_err(|e| format!("{e}"))?;
     let b: u32 = b.trim().trim_start_matches('=').parse().map_err(|e| format!("{e}"))?;
