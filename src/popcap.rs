@@ -26,6 +26,7 @@ pub mod images;
 pub mod output;
 mod parse;
 pub mod render;
+pub mod synth;
 mod write;
 
 #[cfg(test)]

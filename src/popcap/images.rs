@@ -130,26 +130,15 @@ pub fn placeholder_color(index: usize) -> [u8; 3] {
 /// Alpha of a placeholder's interior (the frame, diagonal and label are opaque).
 pub const PLACEHOLDER_FILL_ALPHA: u8 = 0x60;
 
-/// A `w`×`h` placeholder for image `index`: translucent fill, opaque 1-pixel frame, the
-/// diagonal from the top-left to the bottom-right pixel, and the index in 8×8 glyphs at
-/// (2, 2) in white when it fits.
+/// A `w`×`h` placeholder for image `index`: translucent fill, the index in 8×8 glyphs at
+/// (2, 2) in white when it fits, then an opaque 1-pixel frame and the diagonal from the
+/// top-left to the bottom-right pixel.
 pub fn placeholder(index: usize, w: u32, h: u32) -> Pixels {
     let (w, h) = (w.clamp(1, MAX_SIDE), h.clamp(1, MAX_SIDE));
     let [r, g, b] = placeholder_color(index);
     let fill = [r, g, b, PLACEHOLDER_FILL_ALPHA];
     let line = [r, g, b, 255];
     let mut p = Pixels { width: w, height: h, rgba: fill.repeat((w * h) as usize) };
-    for x in 0..w {
-        p.put(x, 0, line);
-        p.put(x, h - 1, line);
-    }
-    for y in 0..h {
-        p.put(0, y, line);
-        p.put(w - 1, y, line);
-    }
-    for (x, y) in diagonal(w, h) {
-        p.put(x, y, line);
-    }
     let label = index.to_string();
     if 4 + 8 * label.len() as u32 <= w && h >= 12 {
         for (k, ch) in label.bytes().enumerate() {
@@ -162,6 +151,18 @@ pub fn placeholder(index: usize, w: u32, h: u32) -> Pixels {
                 }
             }
         }
+    }
+    // Frame and diagonal last: never hidden by the label.
+    for x in 0..w {
+        p.put(x, 0, line);
+        p.put(x, h - 1, line);
+    }
+    for y in 0..h {
+        p.put(0, y, line);
+        p.put(w - 1, y, line);
+    }
+    for (x, y) in diagonal(w, h) {
+        p.put(x, y, line);
     }
     p
 }

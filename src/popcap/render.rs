@@ -37,8 +37,11 @@ use thiserror::Error;
 pub const TEX_ADDR: u32 = 0x0900_0000;
 /// End of PSP user RAM.
 pub const RAM_END: u32 = 0x0A00_0000;
-/// Largest tile side (the framebuffer stride).
-pub const MAX_TILE: u32 = 512;
+/// Framebuffer: stride 1024 (the scissor's 10-bit limit), 512 rows: all 2 MiB of VRAM at 8888.
+pub const FB_STRIDE: u32 = 1024;
+pub const FB_ROWS: u32 = 512;
+/// Framebuffer left of and above a tile's content when the canvas needs tiles (see `emit`).
+pub const TILE_MARGIN: [u32; 2] = [512, 256];
 /// Largest texture piece side.
 pub const MAX_PIECE: u32 = 512;
 /// Largest canvas side accepted.
@@ -213,16 +216,23 @@ impl Renderer {
     /// Draw one frame; the canvas as RGBA.
     pub fn render(&mut self, draws: &[Draw]) -> Result<Image, RenderError> {
         let [w, h] = self.opts.size;
-        let tile = self.opts.tile.clamp(1, MAX_TILE);
+        let layout = Layout::new(self.opts.size, self.opts.tile);
+        let [tile_w, tile_h] = layout.tile;
         let mut out = Image { width: w, height: h, rgba: vec![0; (4 * w * h) as usize] };
-        for ty in (0..h).step_by(tile as usize) {
-            for tx in (0..w).step_by(tile as usize) {
-                let (tw, th) = ((w - tx).min(tile), (h - ty).min(tile));
-                let list = self.build_list(draws, [tx, ty], [tw, th])?;
+        for ty in (0..h).step_by(tile_h as usize) {
+            for tx in (0..w).step_by(tile_w as usize) {
+                let (tw, th) = ((w - tx).min(tile_w), (h - ty).min(tile_h));
+                if let Ok(v) = std::env::var("PROBE_ONLY") {
+                    if v != format!("{tx},{ty}") {
+                        continue;
+                    }
+                }
+                let list = self.build_list(draws, &layout, [tx, ty], [tw, th])?;
                 list.run(&mut self.ge)?;
                 let mut row = vec![0u8; 4 * tw as usize];
+                let [mx, my] = layout.margin;
                 for y in 0..th {
-                    let src = 0x0400_0000 + 4 * (y * MAX_TILE);
+                    let src = 0x0400_0000 + 4 * ((y + my) * FB_STRIDE + mx);
                     self.ge.mem.read_wrapping(src, &mut row);
                     let dst = 4 * ((ty + y) * w + tx) as usize;
                     out.rgba[dst..dst + row.len()].copy_from_slice(&row);
@@ -233,18 +243,25 @@ impl Renderer {
     }
 
     /// The display list of one tile: origin `org` and size `size` in canvas pixels.
-    pub fn build_list(&self, draws: &[Draw], org: [u32; 2], size: [u32; 2]) -> Result<ListBuilder, RenderError> {
+    fn build_list(
+        &self,
+        draws: &[Draw],
+        layout: &Layout,
+        org: [u32; 2],
+        size: [u32; 2],
+    ) -> Result<ListBuilder, RenderError> {
         let mut l = ListBuilder::new();
         let (tw, th) = (size[0], size[1]);
+        let [mx, my] = layout.margin;
         l.cmd(op::FRAMEBUFPTR, 0)
-            .cmd(op::FRAMEBUFWIDTH, MAX_TILE)
+            .cmd(op::FRAMEBUFWIDTH, FB_STRIDE)
             .cmd(op::FRAMEBUFPIXFORMAT, 3)
-            .cmd(op::ZBUFPTR, 0x10_0000)
-            .cmd(op::ZBUFWIDTH, MAX_TILE)
-            .cmd(op::SCISSOR1, 0)
-            .cmd(op::SCISSOR2, ((th - 1) << 10) | (tw - 1))
+            .cmd(op::ZBUFPTR, 0)
+            .cmd(op::ZBUFWIDTH, FB_STRIDE)
+            .cmd(op::SCISSOR1, (my << 10) | mx)
+            .cmd(op::SCISSOR2, ((my + th - 1) << 10) | (mx + tw - 1))
             .cmd(op::REGION1, 0)
-            .cmd(op::REGION2, ((th - 1) << 10) | (tw - 1))
+            .cmd(op::REGION2, ((FB_ROWS - 1) << 10) | (FB_STRIDE - 1))
             .cmd(op::OFFSETX, 0)
             .cmd(op::OFFSETY, 0)
             .cmd(op::SHADEMODE, 0)
@@ -262,17 +279,22 @@ impl Renderer {
             None => ([0; 3], 0),
         };
         let mut v = Vec::new();
-        for (x, y) in [(0i16, 0i16), (tw as i16, th as i16)] {
+        let (x0, y0) = (mx as i16, my as i16);
+        for (x, y) in [(x0, y0), (x0 + tw as i16, y0 + th as i16)] {
             v.extend_from_slice(&[rgb[0], rgb[1], rgb[2], alpha]);
             v.extend_from_slice(&x.to_le_bytes());
             v.extend_from_slice(&y.to_le_bytes());
             v.extend_from_slice(&[0, 0, 0, 0]);
         }
-        l.cmd(op::CLEARMODE, 1 | (7 << 8))
+        // Colour and alpha/stencil only: nothing uses depth, and the framebuffer fills VRAM.
+        l.cmd(op::CLEARMODE, 1 | (3 << 8))
             .cmd(op::VERTEXTYPE, (1 << 23) | (7 << 2) | (2 << 7))
             .vertices(&v)
             .prim(6, 2)
-            .cmd(op::CLEARMODE, 0);
+            .cmd(op::CLEARMODE, 0)
+            // Draws are never clipped on the right or below: pixels past the content are
+            // not read back, and the clip would move the interpolation (see `emit`).
+            .cmd(op::SCISSOR2, ((FB_ROWS - 1) << 10) | (FB_STRIDE - 1));
         // Fixed state for every draw.
         l.cmd(op::TEXTUREMAPENABLE, 1)
             .cmd(op::TEXMAPMODE, 0)
@@ -301,6 +323,7 @@ impl Renderer {
         let scale = Affine([self.opts.scale, 0.0, 0.0, self.opts.scale, 0.0, 0.0]);
         let mut blend = None;
         let mut texture = None;
+        let mut scissor = (my << 10) | mx;
         for d in draws {
             let (quad, tex) = *self.sizes.get(d.image).ok_or(RenderError::NoImage(d.image))?;
             let m = d.matrix.then(scale);
@@ -335,32 +358,22 @@ impl Renderer {
                         .cmd(op::TEXFLUSH, 0);
                     texture = Some((d.image, pi));
                 }
+                let [a, b, c, dd, ..] = m.0;
                 let corner = |u: f64, v: f64| {
                     let p = m.apply([u * k[0] - origin[0], v * k[1] - origin[1]]);
-                    [snap(p[0]) - f64::from(org[0]), snap(p[1]) - f64::from(org[1])]
-                };
-                let uv = |u: f64, v: f64| [(u - f64::from(pc.x0)) as f32, (v - f64::from(pc.y0)) as f32];
-                let [a, b, c, dd, ..] = m.0;
-                let mut bytes = Vec::with_capacity(6 * 24);
-                let mut vert = |u: f64, v: f64| {
-                    let [x, y] = corner(u, v);
-                    for f in uv(u, v) {
-                        bytes.extend_from_slice(&f.to_le_bytes());
-                    }
-                    bytes.extend_from_slice(&col);
-                    for f in [x as f32, y as f32, 0.0f32] {
-                        bytes.extend_from_slice(&f.to_le_bytes());
+                    Corner {
+                        pos: [snap(p[0]), snap(p[1])],
+                        uv: [(u - f64::from(pc.x0)) as f32, (v - f64::from(pc.y0)) as f32],
                     }
                 };
                 if b == 0.0 && c == 0.0 && a > 0.0 && dd > 0.0 {
-                    vert(r[0], r[1]);
-                    vert(r[2], r[3]);
-                    l.vertices(&bytes).prim(6, 2);
+                    let prim = [corner(r[0], r[1]), corner(r[2], r[3])];
+                    emit(&mut l, &mut scissor, layout, org, &prim, col, 6);
                 } else {
-                    for (u, v) in [(r[0], r[1]), (r[2], r[1]), (r[0], r[3]), (r[2], r[1]), (r[2], r[3]), (r[0], r[3])] {
-                        vert(u, v);
-                    }
-                    l.vertices(&bytes).prim(3, 6);
+                    let [p00, p10, p01, p11] =
+                        [corner(r[0], r[1]), corner(r[2], r[1]), corner(r[0], r[3]), corner(r[2], r[3])];
+                    emit(&mut l, &mut scissor, layout, org, &[p00, p10, p01], col, 3);
+                    emit(&mut l, &mut scissor, layout, org, &[p10, p11, p01], col, 3);
                 }
             }
         }
@@ -376,6 +389,77 @@ impl Renderer {
 /// Round to the GE's 1/16-pixel through-mode grid.
 fn snap(v: f64) -> f64 {
     (v * 16.0).round() / 16.0
+}
+
+/// A vertex: snapped canvas position and piece-local texel coordinates.
+#[derive(Clone, Copy)]
+struct Corner {
+    pos: [f64; 2],
+    uv: [f32; 2],
+}
+
+/// How the canvas maps to the framebuffer.
+struct Layout {
+    /// Content size of a tile.
+    tile: [u32; 2],
+    /// Framebuffer pixels left of and above the content.
+    margin: [u32; 2],
+}
+
+impl Layout {
+    /// One tile when the canvas fits the framebuffer (and `tile` does not ask for less),
+    /// else tiles of at most 512×256 behind a 512×256 margin.
+    fn new(size: [u32; 2], tile: u32) -> Layout {
+        let tile = tile.max(1);
+        if let Ok(v) = std::env::var("PROBE_MARGIN") {
+            let m: u32 = v.parse().unwrap();
+            return Layout { tile: [tile.min(FB_STRIDE - m), tile.min(FB_ROWS - m)], margin: [m, m] };
+        }
+        if size[0] <= tile.min(FB_STRIDE) && size[1] <= tile.min(FB_ROWS) {
+            Layout { tile: size, margin: [0, 0] }
+        } else {
+            let m = TILE_MARGIN;
+            Layout { tile: [tile.min(FB_STRIDE - m[0]), tile.min(FB_ROWS - m[1])], margin: m }
+        }
+    }
+}
+
+/// One primitive (SPRITE of 2 or TRIANGLES of 3 vertices) of a tile with origin `org`.
+///
+/// The GE interpolates from the first pixel of the primitive's bounding box clipped to the
+/// scissor (`ge::raster` docs, [PP `BinManager::Range`]): texture coordinates computed from
+/// a different start differ in the last float bits, which moves bilinear weights. A tile
+/// edge that clipped a primitive would therefore change pixels (measured: 5 pixels on the
+/// feature scene's rotated layer with 64-pixel tiles; nearest sampling was unaffected). So
+/// the scissor start of each primitive is placed where an untiled canvas would clip it
+/// (its box, or the canvas edge), inside the margin; exact as long as the box starts at most
+/// one margin (512 px left, 256 px up) before the tile.
+fn emit(l: &mut ListBuilder, scissor: &mut u32, layout: &Layout, org: [u32; 2], v: &[Corner], col: [u8; 4], prim: u32) {
+    let mut start = [0u32; 2];
+    for k in 0..2 {
+        let min = v.iter().map(|c| c.pos[k]).fold(f64::INFINITY, f64::min).floor();
+        // Where an untiled canvas starts this primitive, in framebuffer pixels.
+        let g = min.max(0.0) - f64::from(org[k]) + f64::from(layout.margin[k]);
+        start[k] = g.clamp(0.0, f64::from(layout.margin[k])) as u32;
+    }
+    let s1 = (start[1] << 10) | start[0];
+    if *scissor != s1 {
+        l.cmd(op::SCISSOR1, s1);
+        *scissor = s1;
+    }
+    let mut bytes = Vec::with_capacity(v.len() * 24);
+    for c in v {
+        for f in c.uv {
+            bytes.extend_from_slice(&f.to_le_bytes());
+        }
+        bytes.extend_from_slice(&col);
+        let x = c.pos[0] - f64::from(org[0]) + f64::from(layout.margin[0]);
+        let y = c.pos[1] - f64::from(org[1]) + f64::from(layout.margin[1]);
+        for f in [x as f32, y as f32, 0.0f32] {
+            bytes.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+    l.vertices(&bytes).prim(prim, v.len() as u32);
 }
 
 /// A piece padded to powers of two by repeating its last column and row.

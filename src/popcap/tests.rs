@@ -2,69 +2,10 @@
 //! property-generated), hostile inputs, hand-computed evaluation and the runtime timing rules.
 
 use super::eval::Mode;
+use super::synth::*;
 use super::*;
 use proptest::prelude::*;
 use std::sync::Arc;
-
-pub(crate) fn image(name: &str, w: i16, h: i16, version: u32) -> ImageDef {
-    ImageDef {
-        name: Name::new(name),
-        size: (version >= 4).then_some([w, h]),
-        transform: if version == 1 {
-            ImageTransform::Angle { angle: 0, xy: [0, 0] }
-        } else {
-            ImageTransform::Matrix { acbd: [1310720, 0, 0, 1310720], xy: [0, 0] }
-        },
-    }
-}
-
-pub(crate) fn sprite(version: u32, name: &str, frames: Vec<Frame>) -> Sprite {
-    let n = frames.len() as i16;
-    Sprite {
-        name: (version >= 4).then(|| Name::new(name)),
-        description: (version >= 6).then(Name::default),
-        frame_rate: (version >= 4).then_some(30 << 16),
-        work_area: (version >= 5).then_some([0, (n - 1).max(0)]),
-        frames,
-    }
-}
-
-pub(crate) fn append(layer: u32, resource: u16, is_sprite: bool) -> Append {
-    Append { layer, resource, sprite: is_sprite, additive: false, preload_frames: None, name: None, time_scale: None }
-}
-
-/// A translate-only move in pixels (whole twips).
-pub(crate) fn mv(layer: u32, x: f64, y: f64) -> Change {
-    Change {
-        layer,
-        transform: Move::Translate,
-        xy: [(x * 20.0).round() as i32, (y * 20.0).round() as i32],
-        long_coords: false,
-        src_rect: None,
-        color: None,
-        anim_frame: None,
-    }
-}
-
-pub(crate) fn frame(appends: Vec<Append>, changes: Vec<Change>) -> Frame {
-    Frame {
-        appends: (!appends.is_empty()).then_some(appends),
-        changes: (!changes.is_empty()).then_some(changes),
-        ..Frame::default()
-    }
-}
-
-pub(crate) fn anim(version: u32, images: Vec<ImageDef>, sprites: Vec<Sprite>, main: Sprite) -> Animation {
-    Animation {
-        version,
-        frame_rate: 30,
-        position: [0, 0],
-        size: [200 * 20, 100 * 20],
-        images,
-        sprites,
-        main_sprite: Some(main),
-    }
-}
 
 /// A child sprite whose frame k moves its image to x = k (so the draw's tx reads the frame).
 fn counting_child(version: u32, frames: usize) -> Sprite {
