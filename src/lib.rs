@@ -1,6 +1,7 @@
 //! The psprender application library: built-in GE scenes (demo and golden images).
 //! The command-line interface lives in `main.rs`.
 
+pub mod conformance;
 pub mod decode;
 pub mod pam;
 pub mod pmo;

@@ -31,6 +31,8 @@ enum Command {
     Replay(cli::replay::Args),
     /// Replay every dump in a directory against its reference image.
     Frametests(cli::frametests::Args),
+    /// Replay the readback pixel tests and compare their printed values with a real PSP's.
+    Conformance(cli::conformance::Args),
     /// Render a BBS model (.pmo) or map (.pmp) through the GE model to a PNG.
     Render(cli::render::Args),
     /// Record what `render` draws as a version-6 PPSSPP frame dump.
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
+        Command::Conformance(args) => cli::conformance::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::ExportDump(args) => cli::export_dump::run(args),
         Command::Pam(args) => cli::pam::run(args),

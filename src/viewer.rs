@@ -63,6 +63,8 @@ pub struct ViewerInput {
     pub camera: Camera,
     /// GE raster threads (`None`: all cores).
     pub threads: Option<usize>,
+    /// The GE model drawing the frames.
+    pub ge_model: ge::Model,
     /// Window title.
     pub title: String,
 }

@@ -14,6 +14,7 @@
 
 use crate::cmd::{op, split};
 use crate::mem::{MemError, Memory};
+use crate::model::Model;
 use crate::regs::{float24, Matrices, Regs};
 use thiserror::Error;
 
@@ -73,7 +74,13 @@ impl Default for Ge {
 }
 
 impl Ge {
+    /// A GE of the default model ([`Model::Hardware`]).
     pub fn new() -> Ge {
+        Ge::with_model(Model::default())
+    }
+
+    /// A GE reproducing `model` for its whole life.
+    pub fn with_model(model: Model) -> Ge {
         Ge {
             regs: Regs::default(),
             mats: Matrices::default(),
@@ -85,9 +92,14 @@ impl Ge {
             bbox_visible: true,
             stack: Vec::new(),
             step_budget: DEFAULT_STEP_BUDGET,
-            draw: crate::draw::DrawContext::default(),
+            draw: crate::draw::DrawContext::new(model),
             recorder: None,
         }
+    }
+
+    /// The model this GE reproduces.
+    pub fn model(&self) -> Model {
+        self.draw.model()
     }
 
     /// Absolute address of a relative address argument (VADDR, IADDR, JUMP, CALL):

@@ -35,11 +35,12 @@ mod basis;
 #[cfg(test)]
 mod tests;
 
-pub use basis::{bezier_weights, normalized_approx, rsqrt_approx, spline_weights, Weight};
+pub use basis::{bezier_weights, normalized_approx, spline_weights, Weight};
 
 use crate::cmd::op;
 use crate::geom::{ColorFormat, PrimType, Vertex, VertexType};
 use crate::regs::Regs;
+use crate::transform::RsqrtRule;
 use basis::{u8_to_unit, unit_to_u8};
 
 /// Which curve the control grid describes.
@@ -81,6 +82,8 @@ pub struct PatchParams {
     /// For an indexed draw, the largest control-point index; `None` when unindexed.
     /// Only used to reproduce PPSSPP's scratch-memory limit ([`ppsspp_scratch_fits`]).
     pub max_index: Option<u32>,
+    /// How the tessellated normals are normalised (decided by the model).
+    pub rsqrt: RsqrtRule,
 }
 
 impl PatchParams {
@@ -104,6 +107,7 @@ impl PatchParams {
             has_color: vtype.color != ColorFormat::None,
             has_normal: vtype.has_normal() || regs.enabled(op::LIGHTINGENABLE),
             max_index: None,
+            rsqrt: RsqrtRule::Exact,
         }
     }
 
@@ -396,7 +400,7 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
                     vert.normal = if params.has_normal {
                         let du = sample(&u_der, &w_v.basis);
                         let dv = sample(&u_pos, &w_v.deriv);
-                        let n = normalized_approx(cross(du, dv));
+                        let n = normalized_approx(cross(du, dv), params.rsqrt);
                         if params.reverse_normals {
                             // `· −1`: a sign flip.
                             n.map(|c| -c)

@@ -72,6 +72,9 @@ pub struct SceneArgs {
     /// Raster threads (default: all cores); the image is the same for any count.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// GE model: `hardware` (the PSP) or `ppsspp` (PPSSPP's software renderer).
+    #[arg(long = "model", value_name = "hardware|ppsspp", default_value = "hardware", value_parser = super::parse_model)]
+    pub ge_model: ge::Model,
 }
 
 fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
@@ -124,7 +127,7 @@ impl SceneArgs {
     }
 
     pub fn new_ge(&self) -> ge::Ge {
-        let mut ge = ge::Ge::new();
+        let mut ge = ge::Ge::with_model(self.ge_model);
         if let Some(n) = self.threads {
             ge.set_threads(n);
         }
@@ -322,7 +325,7 @@ fn render_sequence(
         poses.par_iter().enumerate().try_for_each(|(i, pose)| -> anyhow::Result<()> {
             let n = a + i as u32;
             let frame = scene::build_frame(model, Some(pose), &camera, opts)?;
-            let mut ge = ge::Ge::new();
+            let mut ge = ge::Ge::with_model(args.scene.ge_model);
             ge.set_threads(1);
             let img = frame.render(&mut ge).with_context(|| format!("rendering frame {n}"))?;
             let path = frame_path(&args.output, n).expect("pattern checked above");

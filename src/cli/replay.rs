@@ -1,6 +1,7 @@
-//! `psprender replay DUMP [-o out.png] [--compare REF] [--max-mse X] [--diff diff.png]`.
+//! `psprender replay DUMP [-o out.png] [--compare REF] [--max-mse X] [--diff diff.png]
+//! [--model hardware|ppsspp]`.
 
-use super::{differing_pixels, load_reference, render_dump_traced};
+use super::{differing_pixels, load_reference, model_for_reference, render_dump_traced};
 use anyhow::Context;
 use ge::display::{diff_image, mse};
 use std::path::PathBuf;
@@ -25,6 +26,11 @@ pub struct Args {
     /// Save a comparison picture (needs --compare).
     #[arg(long)]
     pub diff: Option<PathBuf>,
+    /// GE model: `hardware` or `ppsspp` (default: the model that made the --compare
+    /// reference, judged by its name: NAME.hardware.png is the PSP's, others PPSSPP's;
+    /// hardware without --compare).
+    #[arg(long, value_name = "hardware|ppsspp", value_parser = super::parse_model)]
+    pub model: Option<ge::Model>,
     /// Debugging: print every fragment drawn at pixel X,Y (drawing coordinates).
     #[arg(long, value_parser = parse_xy)]
     pub trace_pixel: Option<(i32, i32)>,
@@ -36,8 +42,9 @@ fn parse_xy(s: &str) -> Result<(i32, i32), String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let model = args.model.unwrap_or_else(|| args.compare.as_deref().map_or(ge::Model::Hardware, model_for_reference));
     let start = std::time::Instant::now();
-    let img = render_dump_traced(&args.dump, args.trace_pixel)?;
+    let img = render_dump_traced(&args.dump, model, args.trace_pixel)?;
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(out) = &args.output {
         if args.screen {
@@ -47,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let Some(reference) = &args.compare else {
-        println!("replayed {} in {ms:.1} ms", args.dump.display());
+        println!("replayed {} ({model} model) in {ms:.1} ms", args.dump.display());
         if args.diff.is_some() {
             anyhow::bail!("--diff needs --compare");
         }
@@ -61,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let pass = score <= args.max_mse;
     println!(
-        "Screenshot MSE: {score} ({pixels} pixels differ) {} (limit {}), {ms:.1} ms",
+        "Screenshot MSE: {score} ({pixels} pixels differ) {} (limit {}), {model} model, {ms:.1} ms",
         if pass { "PASS" } else { "FAIL" },
         args.max_mse
     );

@@ -53,6 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options,
         camera,
         threads: args.scene.threads,
+        ge_model: args.scene.ge_model,
         title,
     };
     let control = ViewerControl {

@@ -174,7 +174,7 @@ pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerSt
 
 impl App {
     fn new(input: ViewerInput, control: ViewerControl) -> App {
-        let ViewerInput { model, clips, start_clip, start_frame, options, camera, threads, title } = input;
+        let ViewerInput { model, clips, start_clip, start_frame, options, camera, threads, ge_model, title } = input;
         let timings = clips.iter().map(|c| ClipTiming { frames: c.frames, fps: c.fps, looping: c.looping }).collect();
         let mut state = ViewerState::new(camera, 1.0, options, model.section_count(), timings);
         state.start(start_clip, start_frame);
@@ -182,7 +182,7 @@ impl App {
         state.radius = model_bounds(&model, pose0.as_deref(), &state.opts).radius();
         let scale = control.scale.clamp(1, 8);
         state.window_scale = scale as f32;
-        let mut ge = ge::Ge::new();
+        let mut ge = ge::Ge::with_model(ge_model);
         if let Some(n) = threads {
             ge.set_threads(n);
         }
