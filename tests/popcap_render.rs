@@ -71,7 +71,10 @@ fn check_golden(name: &str, img: &Image, failures: &mut Vec<String>) {
         Ok(g) if g.rgba == img.rgba && g.width == img.width => {}
         Ok(g) => {
             let _ = std::fs::write(goldens_dir().join(format!("{name}.actual.png")), png_bytes(img).unwrap());
-            failures.push(format!("{name}: differs from golden ({}x{} vs {}x{})", img.width, img.height, g.width, g.height));
+            failures.push(format!(
+                "{name}: differs from golden ({}x{} vs {}x{})",
+                img.width, img.height, g.width, g.height
+            ));
         }
         Err(e) => failures.push(format!("{name}: no golden ({e}); bless with PSPRENDER_BLESS=1")),
     }
@@ -86,7 +89,11 @@ fn goldens_placeholders_and_images() {
     assert!(found.missing.is_empty(), "name rules find every PNG: {:?}", found.missing);
     let mut failures = Vec::new();
     for frame in 0..2 {
-        check_golden(&format!("popcap_placeholders_f{frame}"), &render(&a, &placeholders, opts(&a), frame), &mut failures);
+        check_golden(
+            &format!("popcap_placeholders_f{frame}"),
+            &render(&a, &placeholders, opts(&a), frame),
+            &mut failures,
+        );
         check_golden(&format!("popcap_images_f{frame}"), &render(&a, &found, opts(&a), frame), &mut failures);
     }
     assert!(failures.is_empty(), "{failures:#?}");
@@ -95,7 +102,9 @@ fn goldens_placeholders_and_images() {
 #[test]
 fn placeholder_pixels_follow_the_matrices() {
     let a = feature_scene();
-    let img = render(&a, &ImageSet::placeholders(&a), opts(&a), 0);
+    // Nearest sampling: a pixel shows the texel its centre falls in (bilinear would mix in
+    // the neighbour at the GE's interpolation precision).
+    let img = render(&a, &ImageSet::placeholders(&a), RenderOptions { nearest: true, ..opts(&a) }, 0);
     let [c0, c1, c2] = [0, 1, 2].map(placeholder_color);
     // Layer 0: image 0 (24x16) translated to (10, 10): frame corners and every diagonal pixel
     // opaque in colour 0; an interior pixel the fill blended over the background.
@@ -172,58 +181,37 @@ fn threads_and_tiles_give_identical_bytes() {
     for frame in 0..2 {
         let one = render(&a, &set, RenderOptions { threads: 1, ..opts(&a) }, frame);
         let many = render(&a, &set, RenderOptions { threads: 3, ..opts(&a) }, frame);
-        assert!(one.rgba == many.rgba, "frame {frame}: 1 vs 3 threads");
+        let diff: Vec<(u32, u32, [u8; 3], [u8; 3])> = (0..one.height)
+            .flat_map(|y| (0..one.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| rgb(&one, x, y) != rgb(&many, x, y))
+            .map(|(x, y)| (x, y, rgb(&one, x, y), rgb(&many, x, y)))
+            .collect();
+        assert!(
+            diff.is_empty(),
+            "frame {frame}: 1 vs 3 threads differ at {} pixels: {:?}",
+            diff.len(),
+            &diff[..diff.len().min(20)]
+        );
         let tiled = render(&a, &set, RenderOptions { tile: 37, threads: 1, ..opts(&a) }, frame);
         let diff: Vec<(u32, u32, [u8; 3], [u8; 3])> = (0..one.height)
             .flat_map(|y| (0..one.width).map(move |x| (x, y)))
             .filter(|&(x, y)| rgb(&one, x, y) != rgb(&tiled, x, y))
             .map(|(x, y)| (x, y, rgb(&one, x, y), rgb(&tiled, x, y)))
             .collect();
-        assert!(diff.is_empty(), "frame {frame}: 37-pixel tiles differ at {} pixels: {:?}", diff.len(), &diff[..diff.len().min(20)]);
+        assert!(
+            diff.is_empty(),
+            "frame {frame}: 37-pixel tiles differ at {} pixels: {:?}",
+            diff.len(),
+            &diff[..diff.len().min(20)]
+        );
     }
-    // A canvas past the 512-pixel framebuffer: scale 5 gives 800x600, drawn in tiles.
-    let big = RenderOptions { size: [800, 600], scale: 5.0, ..opts(&a) };
-    let whole = render(&a, &set, big.clone(), 1);
-    let small = render(&a, &set, RenderOptions { tile: 100, ..big }, 1);
-    assert!(whole.rgba == small.rgba, "800x600 in 512 vs 100 tiles");
-    // Drawn past x = 512: the skewed layer's top frame row (y 20..21, x 90..114) times 5.
-    assert_eq!(rgb(&whole, 550, 102), placeholder_color(0));
-}
-
-#[test]
-fn tmp_tile_probe() {
-    let a = feature_scene();
-    let set = ImageSet::placeholders(&a);
-    for frame in 0..2 {
-        let one = render(&a, &set, RenderOptions { threads: 1, ..opts(&a) }, frame);
-        let one = render(&a, &set, RenderOptions { threads: 1, ..opts(&a) }, frame);
-        for t in [1u32, 2, 37, 64, 100, 128] {
-            let tiled = render(&a, &set, RenderOptions { tile: t, threads: 1, ..opts(&a) }, frame);
-            let n = (0..one.height).flat_map(|y| (0..one.width).map(move |x| (x, y))).filter(|&(x, y)| rgb(&one, x, y) != rgb(&tiled, x, y)).count();
-            eprintln!("frame {frame} tile {t}: {n} differing");
-        }
-    }
-}
-#[test]
-fn tmp_translate_probe() {
-    let a = feature_scene();
-    let set = ImageSet::placeholders(&a);
-    let one = render(&a, &set, RenderOptions { threads: 1, ..opts(&a) }, 1);
-    for m in [1u32, 2, 4, 16, 37, 64, 128, 256] {
-        std::env::set_var("PROBE_MARGIN", m.to_string());
-        let t = render(&a, &set, RenderOptions { threads: 1, tile: 200, ..opts(&a) }, 1);
-        std::env::remove_var("PROBE_MARGIN");
-        let n = (0..one.height).flat_map(|y| (0..one.width).map(move |x| (x, y))).filter(|&(x, y)| rgb(&one, x, y) != rgb(&t, x, y)).count();
-        eprintln!("translate {m}: {n} differing");
-    }
-}
-#[test]
-fn tmp_only_probe() {
-    let a = feature_scene();
-    let set = ImageSet::placeholders(&a);
-    let one = render(&a, &set, RenderOptions { threads: 1, ..opts(&a) }, 1);
-    std::env::set_var("PROBE_ONLY", "64,0");
-    let t = render(&a, &set, RenderOptions { threads: 1, tile: 64, ..opts(&a) }, 1);
-    std::env::remove_var("PROBE_ONLY");
-    for x in 68..78 { eprintln!("({x},40) {:?} {:?}", rgb(&one, x, 40), rgb(&t, x, 40)); }
+    // A canvas past the 1024x512 framebuffer: scale 8 gives 1280x960, four tiles.
+    let big = RenderOptions { size: [1280, 960], scale: 8.0, nearest: true, ..opts(&a) };
+    let whole = render(&a, &set, big.clone(), 0);
+    let small = render(&a, &set, RenderOptions { tile: 100, ..big }, 0);
+    assert!(whole.rgba == small.rgba, "1280x960 in 1024x512 vs 100 tiles");
+    // The additive layer (image 2 at (12, 62), x8) crosses row 512: its left frame column
+    // (pixels 96..104) at row 560 (texel row 8) is background + colour, from the second tile row.
+    let add: [u8; 3] = std::array::from_fn(|k| BG[k].saturating_add(placeholder_color(2)[k]));
+    assert_eq!(rgb(&whole, 97, 560), add);
 }

@@ -15,9 +15,12 @@
 //! clamping at the image edge). Each frame's list goes to `ge::list::LIST_ADDR` with its
 //! vertices at `DATA_ADDR`.
 //!
-//! Canvas: tiles of at most 512×512 (the framebuffer at VRAM 0 with stride 512, scissor
-//! within the tile), drawn one after another with the vertices shifted by the tile origin;
-//! any tile size gives the same bytes (tested). Background: a clear colour with alpha 255
+//! Canvas: the framebuffer is all of VRAM (stride 1024, 512 rows, 8888), so a canvas up to
+//! 1024×512 is one tile; larger canvases are drawn in tiles of that size one after another
+//! with the vertices shifted by the tile origin (exact: positions are on the 1/16 grid).
+//! Smaller tiles give the same bytes (tested, Hardware model; with `ge::Model::Ppsspp` the
+//! JIT-cache state carried from one tile's list to the next changed 5 bilinear pixels of the
+//! feature scene, so renders use the default Hardware model). Background: a clear colour with alpha 255
 //! (alpha/stencil bits protected while drawing), or transparent: alpha cleared to 0 and set
 //! to 255 by the stencil (ALWAYS, REPLACE ref 255) wherever a fragment passes the alpha test
 //! (alpha > 0), so translucent layers are composited over black. guess: the filter —
@@ -40,8 +43,6 @@ pub const RAM_END: u32 = 0x0A00_0000;
 /// Framebuffer: stride 1024 (the scissor's 10-bit limit), 512 rows: all 2 MiB of VRAM at 8888.
 pub const FB_STRIDE: u32 = 1024;
 pub const FB_ROWS: u32 = 512;
-/// Framebuffer left of and above a tile's content when the canvas needs tiles (see `emit`).
-pub const TILE_MARGIN: [u32; 2] = [512, 256];
 /// Largest texture piece side.
 pub const MAX_PIECE: u32 = 512;
 /// Largest canvas side accepted.
@@ -222,17 +223,11 @@ impl Renderer {
         for ty in (0..h).step_by(tile_h as usize) {
             for tx in (0..w).step_by(tile_w as usize) {
                 let (tw, th) = ((w - tx).min(tile_w), (h - ty).min(tile_h));
-                if let Ok(v) = std::env::var("PROBE_ONLY") {
-                    if v != format!("{tx},{ty}") {
-                        continue;
-                    }
-                }
-                let list = self.build_list(draws, &layout, [tx, ty], [tw, th])?;
+                let list = self.build_list(draws, [tx, ty], [tw, th])?;
                 list.run(&mut self.ge)?;
                 let mut row = vec![0u8; 4 * tw as usize];
-                let [mx, my] = layout.margin;
                 for y in 0..th {
-                    let src = 0x0400_0000 + 4 * ((y + my) * FB_STRIDE + mx);
+                    let src = 0x0400_0000 + 4 * (y * FB_STRIDE);
                     self.ge.mem.read_wrapping(src, &mut row);
                     let dst = 4 * ((ty + y) * w + tx) as usize;
                     out.rgba[dst..dst + row.len()].copy_from_slice(&row);
@@ -243,23 +238,16 @@ impl Renderer {
     }
 
     /// The display list of one tile: origin `org` and size `size` in canvas pixels.
-    fn build_list(
-        &self,
-        draws: &[Draw],
-        layout: &Layout,
-        org: [u32; 2],
-        size: [u32; 2],
-    ) -> Result<ListBuilder, RenderError> {
+    fn build_list(&self, draws: &[Draw], org: [u32; 2], size: [u32; 2]) -> Result<ListBuilder, RenderError> {
         let mut l = ListBuilder::new();
         let (tw, th) = (size[0], size[1]);
-        let [mx, my] = layout.margin;
         l.cmd(op::FRAMEBUFPTR, 0)
             .cmd(op::FRAMEBUFWIDTH, FB_STRIDE)
             .cmd(op::FRAMEBUFPIXFORMAT, 3)
             .cmd(op::ZBUFPTR, 0)
             .cmd(op::ZBUFWIDTH, FB_STRIDE)
-            .cmd(op::SCISSOR1, (my << 10) | mx)
-            .cmd(op::SCISSOR2, ((my + th - 1) << 10) | (mx + tw - 1))
+            .cmd(op::SCISSOR1, 0)
+            .cmd(op::SCISSOR2, ((th - 1) << 10) | (tw - 1))
             .cmd(op::REGION1, 0)
             .cmd(op::REGION2, ((FB_ROWS - 1) << 10) | (FB_STRIDE - 1))
             .cmd(op::OFFSETX, 0)
@@ -279,8 +267,7 @@ impl Renderer {
             None => ([0; 3], 0),
         };
         let mut v = Vec::new();
-        let (x0, y0) = (mx as i16, my as i16);
-        for (x, y) in [(x0, y0), (x0 + tw as i16, y0 + th as i16)] {
+        for (x, y) in [(0, 0), (tw as i16, th as i16)] {
             v.extend_from_slice(&[rgb[0], rgb[1], rgb[2], alpha]);
             v.extend_from_slice(&x.to_le_bytes());
             v.extend_from_slice(&y.to_le_bytes());
@@ -291,10 +278,7 @@ impl Renderer {
             .cmd(op::VERTEXTYPE, (1 << 23) | (7 << 2) | (2 << 7))
             .vertices(&v)
             .prim(6, 2)
-            .cmd(op::CLEARMODE, 0)
-            // Draws are never clipped on the right or below: pixels past the content are
-            // not read back, and the clip would move the interpolation (see `emit`).
-            .cmd(op::SCISSOR2, ((FB_ROWS - 1) << 10) | (FB_STRIDE - 1));
+            .cmd(op::CLEARMODE, 0);
         // Fixed state for every draw.
         l.cmd(op::TEXTUREMAPENABLE, 1)
             .cmd(op::TEXMAPMODE, 0)
@@ -323,7 +307,6 @@ impl Renderer {
         let scale = Affine([self.opts.scale, 0.0, 0.0, self.opts.scale, 0.0, 0.0]);
         let mut blend = None;
         let mut texture = None;
-        let mut scissor = (my << 10) | mx;
         for d in draws {
             let (quad, tex) = *self.sizes.get(d.image).ok_or(RenderError::NoImage(d.image))?;
             let m = d.matrix.then(scale);
@@ -368,12 +351,12 @@ impl Renderer {
                 };
                 if b == 0.0 && c == 0.0 && a > 0.0 && dd > 0.0 {
                     let prim = [corner(r[0], r[1]), corner(r[2], r[3])];
-                    emit(&mut l, &mut scissor, layout, org, &prim, col, 6);
+                    emit(&mut l, org, &prim, col, 6);
                 } else {
                     let [p00, p10, p01, p11] =
                         [corner(r[0], r[1]), corner(r[2], r[1]), corner(r[0], r[3]), corner(r[2], r[3])];
-                    emit(&mut l, &mut scissor, layout, org, &[p00, p10, p01], col, 3);
-                    emit(&mut l, &mut scissor, layout, org, &[p10, p11, p01], col, 3);
+                    emit(&mut l, org, &[p00, p10, p01], col, 3);
+                    emit(&mut l, org, &[p10, p11, p01], col, 3);
                 }
             }
         }
@@ -398,63 +381,29 @@ struct Corner {
     uv: [f32; 2],
 }
 
-/// How the canvas maps to the framebuffer.
+/// How the canvas maps to the framebuffer: tiles of at most 1024×512 (the whole VRAM at
+/// 8888 with the scissor's 10-bit limit), or smaller when asked (tests).
 struct Layout {
-    /// Content size of a tile.
     tile: [u32; 2],
-    /// Framebuffer pixels left of and above the content.
-    margin: [u32; 2],
 }
 
 impl Layout {
-    /// One tile when the canvas fits the framebuffer (and `tile` does not ask for less),
-    /// else tiles of at most 512×256 behind a 512×256 margin.
-    fn new(size: [u32; 2], tile: u32) -> Layout {
+    fn new(_size: [u32; 2], tile: u32) -> Layout {
         let tile = tile.max(1);
-        if let Ok(v) = std::env::var("PROBE_MARGIN") {
-            let m: u32 = v.parse().unwrap();
-            return Layout { tile: [tile.min(FB_STRIDE - m), tile.min(FB_ROWS - m)], margin: [m, m] };
-        }
-        if size[0] <= tile.min(FB_STRIDE) && size[1] <= tile.min(FB_ROWS) {
-            Layout { tile: size, margin: [0, 0] }
-        } else {
-            let m = TILE_MARGIN;
-            Layout { tile: [tile.min(FB_STRIDE - m[0]), tile.min(FB_ROWS - m[1])], margin: m }
-        }
+        Layout { tile: [tile.min(FB_STRIDE), tile.min(FB_ROWS)] }
     }
 }
 
-/// One primitive (SPRITE of 2 or TRIANGLES of 3 vertices) of a tile with origin `org`.
-///
-/// The GE interpolates from the first pixel of the primitive's bounding box clipped to the
-/// scissor (`ge::raster` docs, [PP `BinManager::Range`]): texture coordinates computed from
-/// a different start differ in the last float bits, which moves bilinear weights. A tile
-/// edge that clipped a primitive would therefore change pixels (measured: 5 pixels on the
-/// feature scene's rotated layer with 64-pixel tiles; nearest sampling was unaffected). So
-/// the scissor start of each primitive is placed where an untiled canvas would clip it
-/// (its box, or the canvas edge), inside the margin; exact as long as the box starts at most
-/// one margin (512 px left, 256 px up) before the tile.
-fn emit(l: &mut ListBuilder, scissor: &mut u32, layout: &Layout, org: [u32; 2], v: &[Corner], col: [u8; 4], prim: u32) {
-    let mut start = [0u32; 2];
-    for k in 0..2 {
-        let min = v.iter().map(|c| c.pos[k]).fold(f64::INFINITY, f64::min).floor();
-        // Where an untiled canvas starts this primitive, in framebuffer pixels.
-        let g = min.max(0.0) - f64::from(org[k]) + f64::from(layout.margin[k]);
-        start[k] = g.clamp(0.0, f64::from(layout.margin[k])) as u32;
-    }
-    let s1 = (start[1] << 10) | start[0];
-    if *scissor != s1 {
-        l.cmd(op::SCISSOR1, s1);
-        *scissor = s1;
-    }
+/// One primitive (SPRITE of 2 or TRIANGLES of 3 vertices) of the tile at `org`.
+fn emit(l: &mut ListBuilder, org: [u32; 2], v: &[Corner], col: [u8; 4], prim: u32) {
     let mut bytes = Vec::with_capacity(v.len() * 24);
     for c in v {
         for f in c.uv {
             bytes.extend_from_slice(&f.to_le_bytes());
         }
         bytes.extend_from_slice(&col);
-        let x = c.pos[0] - f64::from(org[0]) + f64::from(layout.margin[0]);
-        let y = c.pos[1] - f64::from(org[1]) + f64::from(layout.margin[1]);
+        let x = c.pos[0] - f64::from(org[0]);
+        let y = c.pos[1] - f64::from(org[1]);
         for f in [x as f32, y as f32, 0.0f32] {
             bytes.extend_from_slice(&f.to_le_bytes());
         }

@@ -64,7 +64,6 @@ pub fn anim(version: u32, images: Vec<ImageDef>, sprites: Vec<Sprite>, main: Spr
     }
 }
 
-
 /// A change with a full matrix (`[a, b, c, d]` as 16.16, written in the file's a, c, b, d
 /// order) at whole-twip (x, y).
 pub fn matrix_move(layer: u32, abcd: [i32; 4], x: f64, y: f64) -> Change {
@@ -112,7 +111,12 @@ pub fn test_pixels(index: usize, w: u32, h: u32) -> images::Pixels {
     let mut rgba = Vec::with_capacity((4 * w * h) as usize);
     for y in 0..h {
         for x in 0..w {
-            rgba.extend_from_slice(&[(10 * x).min(255) as u8, (15 * y).min(255) as u8, (60 * index).min(255) as u8, 255]);
+            rgba.extend_from_slice(&[
+                (10 * x).min(255) as u8,
+                (15 * y).min(255) as u8,
+                (60 * index).min(255) as u8,
+                255,
+            ]);
         }
     }
     images::Pixels { width: w, height: h, rgba }
