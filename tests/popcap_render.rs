@@ -174,6 +174,16 @@ fn transparent_background_alpha() {
     assert_eq!(rgb(&img, 0, 0), [0, 0, 0]);
 }
 
+/// The first 20 pixels where two renders differ: (x, y, a, b).
+fn differing(a: &Image, b: &Image) -> Vec<(u32, u32, [u8; 3], [u8; 3])> {
+    (0..a.height)
+        .flat_map(|y| (0..a.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| rgb(a, x, y) != rgb(b, x, y))
+        .map(|(x, y)| (x, y, rgb(a, x, y), rgb(b, x, y)))
+        .take(20)
+        .collect()
+}
+
 #[test]
 fn threads_and_tiles_give_identical_bytes() {
     let a = feature_scene();
@@ -181,29 +191,11 @@ fn threads_and_tiles_give_identical_bytes() {
     for frame in 0..2 {
         let one = render(&a, &set, RenderOptions { threads: 1, ..opts(&a) }, frame);
         let many = render(&a, &set, RenderOptions { threads: 3, ..opts(&a) }, frame);
-        let diff: Vec<(u32, u32, [u8; 3], [u8; 3])> = (0..one.height)
-            .flat_map(|y| (0..one.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| rgb(&one, x, y) != rgb(&many, x, y))
-            .map(|(x, y)| (x, y, rgb(&one, x, y), rgb(&many, x, y)))
-            .collect();
-        assert!(
-            diff.is_empty(),
-            "frame {frame}: 1 vs 3 threads differ at {} pixels: {:?}",
-            diff.len(),
-            &diff[..diff.len().min(20)]
-        );
+        let diff = differing(&one, &many);
+        assert!(diff.is_empty(), "frame {frame}: 1 vs 3 threads differ at (x, y, 1, 3): {diff:?}");
         let tiled = render(&a, &set, RenderOptions { tile: 37, threads: 1, ..opts(&a) }, frame);
-        let diff: Vec<(u32, u32, [u8; 3], [u8; 3])> = (0..one.height)
-            .flat_map(|y| (0..one.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| rgb(&one, x, y) != rgb(&tiled, x, y))
-            .map(|(x, y)| (x, y, rgb(&one, x, y), rgb(&tiled, x, y)))
-            .collect();
-        assert!(
-            diff.is_empty(),
-            "frame {frame}: 37-pixel tiles differ at {} pixels: {:?}",
-            diff.len(),
-            &diff[..diff.len().min(20)]
-        );
+        let diff = differing(&one, &tiled);
+        assert!(diff.is_empty(), "frame {frame}: 37-pixel tiles differ at: {diff:?}");
     }
     // A canvas past the 1024x512 framebuffer: scale 8 gives 1280x960, four tiles.
     let big = RenderOptions { size: [1280, 960], scale: 8.0, nearest: true, ..opts(&a) };

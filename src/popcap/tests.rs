@@ -69,8 +69,7 @@ fn hand_encoded_v6_layout() {
 fn feature_animation(version: u32) -> Animation {
     let mut main_frames =
         vec![frame(vec![append(0, 0, false), append(5, 0, true)], vec![mv(0, 1.0, 2.0), mv(5, -3.0, 4.0)])];
-    let mut f1 = Frame::default();
-    f1.removes = Some(vec![Remove { layer: 0, unused: 0x0800 }]);
+    let mut f1 = Frame { removes: Some(vec![Remove { layer: 0, unused: 0x0800 }]), ..Frame::default() };
     let mut big = append(3000, 1, false);
     big.additive = true;
     big.name = Some(Name::new("named"));
@@ -325,8 +324,7 @@ fn timing_anim(child_frames: usize, main_frames: Vec<Frame>, time_scale: Option<
 
 #[test]
 fn removed_and_readded_child_restarts() {
-    let mut remove = Frame::default();
-    remove.removes = Some(vec![Remove { layer: 1, unused: 0 }]);
+    let remove = Frame { removes: Some(vec![Remove { layer: 1, unused: 0 }]), ..Frame::default() };
     let readd = frame(vec![append(1, 0, true)], vec![mv(1, 0.0, 0.0)]);
     let a = timing_anim(10, vec![Frame::default(), Frame::default(), remove, readd, Frame::default()], None);
     let mut p = Player::new(Arc::new(Timeline::new(&a).unwrap()), Mode::Play, 0).unwrap();
@@ -362,8 +360,7 @@ fn time_scale_two_halves_the_advance() {
 
 #[test]
 fn stop_freezes_main_and_children() {
-    let mut stop = Frame::default();
-    stop.stop = true;
+    let stop = Frame { stop: true, ..Frame::default() };
     let a = timing_anim(10, vec![Frame::default(), stop, Frame::default()], None);
     let tl = Arc::new(Timeline::new(&a).unwrap());
     let mut p = Player::new(Arc::clone(&tl), Mode::Play, 0).unwrap();
