@@ -21,9 +21,9 @@
 
 use thiserror::Error;
 
+pub mod encode;
 pub mod eval;
 pub mod images;
-pub mod output;
 mod parse;
 pub mod render;
 pub mod synth;

@@ -51,8 +51,5 @@ fn frame_dumps_are_identical_for_1_and_2_threads() {
 }
 
 fn shared_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("PSPRENDER_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    dir.join("frametests").is_dir().then_some(dir)
+    psprender::shared::corpus("frametests").and_then(|p| p.parent().map(std::path::Path::to_path_buf))
 }

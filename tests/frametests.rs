@@ -13,15 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn shared_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PSPRENDER_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    if dir.join("frametests").is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: shared corpora not found at {} (set PSPRENDER_SHARED)", dir.display());
-        None
-    }
+    psprender::shared::corpus("frametests").and_then(|p| p.parent().map(Path::to_path_buf))
 }
 
 fn replay(path: &Path, model: Model) -> Image {

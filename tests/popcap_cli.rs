@@ -61,6 +61,9 @@ fn listing_and_draw_list_json() {
     let m: Vec<f64> = serde_json::from_value(d["draws"][1]["matrix"].clone()).unwrap();
     assert_eq!(m, [0.0, 1.0, -1.0, 0.0, 60.0, 10.0]);
     assert_eq!(d["draws"][4]["additive"], true);
+    // Past the last frame (4) the scrub loops from the work-area start: tick 6 is frame 1.
+    let d: Value = serde_json::from_str(&ok(&[p, "--frame", "6", "--json"])).unwrap();
+    assert_eq!(d["frame"], 1);
     // --label gives the clip's first frame.
     let d: Value = serde_json::from_str(&ok(&[p, "--label", "WALK", "--json"])).unwrap();
     assert_eq!(d["frame"], 2);
@@ -109,11 +112,10 @@ fn apng_frame_count_and_delays() {
         frames += 1;
     }
     assert_eq!(frames, 3);
-    // --frames A..B as APNG.
-    let out = tmp("range.apng");
-    ok(&[pam.to_str().unwrap(), "--frames", "0..4", "-o", out.to_str().unwrap()]);
-    let r = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&out).unwrap())).read_info().unwrap();
-    assert_eq!(r.info().animation_control.unwrap().num_frames, 5);
+    // --frames needs a per-frame pattern.
+    let o = run(&[pam.to_str().unwrap(), "--frames", "0..4", "-o", tmp("range.apng").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("%d"));
 }
 
 #[test]
@@ -154,10 +156,19 @@ fn bad_input_exit_code_and_offset() {
     let o = run(&[p.to_str().unwrap(), "--frame", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("image 3, but there are 1"));
-    // Frame past the end, unknown label.
+    // Frame out of range, unknown label, output into a file-as-folder (checked before work).
     let pam = write_pam("ok.pam", &clip_scene());
-    let o = run(&[pam.to_str().unwrap(), "--frame", "9"]);
+    let o = run(&[pam.to_str().unwrap(), "--frame", "2000000"]);
     assert_eq!(o.status.code(), Some(2));
+    let plain = tmp("plain");
+    std::fs::write(&plain, b"a file").unwrap();
+    let o = run(&[pam.to_str().unwrap(), "--frame", "0", "--render", plain.join("x.png").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is a file, not a folder"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = run(&[pam.to_str().unwrap(), "--label", "nope"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("labels: walk"));
 }

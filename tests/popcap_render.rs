@@ -6,9 +6,9 @@
 //! Bless after checking by eye: `PSPRENDER_BLESS=1 cargo test --release --test popcap_render`.
 
 use ge::display::Image;
+use psprender::popcap::encode::png_bytes;
 use psprender::popcap::eval::Mode;
 use psprender::popcap::images::{diagonal, placeholder_color, PLACEHOLDER_FILL_ALPHA};
-use psprender::popcap::output::png_bytes;
 use psprender::popcap::render::{ImageSet, RenderOptions, Renderer};
 use psprender::popcap::synth::{feature_scene, test_pixels};
 use psprender::popcap::{Animation, Draw, Player, Timeline};

@@ -16,13 +16,16 @@ pub struct Args {
     /// Differing lines shown per test.
     #[arg(long, default_value_t = 3)]
     pub show: usize,
-    /// Save our printed output of each test as NAME.txt in this directory.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Folder to save our printed output of each test in as NAME.txt (created if missing).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = std::time::Instant::now();
+    if let Some(dir) = &args.output {
+        psprender::output::prepare_dir(dir)?;
+    }
     let all = conformance::tests_in(&args.dir)?;
     let names: Vec<String> = if args.tests.is_empty() {
         all
@@ -54,8 +57,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 format!("{}!", a.differ.len())
             })
         );
-        if let Some(dir) = &args.out {
-            write_atomic(&dir.join(format!("{name}.txt")), &(r.printed.join("\n") + "\n"))?;
+        if let Some(dir) = &args.output {
+            psprender::output::write(&dir.join(format!("{name}.txt")), (r.printed.join("\n") + "\n").as_bytes())?;
         }
         results.push(r);
     }
@@ -90,15 +93,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Write via a temporary file in the target directory and rename.
-fn write_atomic(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let tmp = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("out")));
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
 }

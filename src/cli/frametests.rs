@@ -14,7 +14,7 @@
 //! the PSP for `NAME.hardware.png`, PPSSPP for the others) unless `--model` forces one;
 //! the summary counts per family and model.
 
-use super::{differing_pixels, load_reference, model_for_reference, render_dump};
+use super::{args, differing_pixels, load_reference, model_for_reference, render_dump};
 use anyhow::Context;
 use ge::display::{diff_image, mse};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -28,21 +28,20 @@ use std::process::ExitCode;
 pub struct Args {
     /// Directory with dumps and references (searched recursively).
     pub dir: PathBuf,
-    /// Highest MSE that passes (PPSSPP's CI uses 0.1; the aim is 0).
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.1, help = args::MAX_MSE_HELP, value_parser = args::max_mse)]
     pub max_mse: f64,
     /// Only run dumps whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Save each screenshot as NAME.png, and NAME.diff.png where it differs.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Folder to save each screenshot in as NAME.png, and NAME.diff.png where it differs
+    /// (created if missing).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Print machine-readable JSON on stdout instead of tables.
     #[arg(long)]
     pub json: bool,
-    /// Dumps replayed in parallel (default: all cores).
-    #[arg(short, long)]
-    pub jobs: Option<usize>,
+    #[arg(long, allow_hyphen_values = true, help = args::THREADS_HELP, value_parser = args::threads)]
+    pub threads: Option<usize>,
     /// Replay every dump under this GE model (`hardware` or `ppsspp`) instead of the one
     /// that made its reference.
     #[arg(long, value_name = "hardware|ppsspp", value_parser = super::parse_model)]
@@ -71,25 +70,35 @@ struct Outcome {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !args.dir.is_dir() {
+        anyhow::bail!(
+            "{} is not a folder (frametests runs every dump in a folder; use replay for one dump)",
+            args.dir.display()
+        );
+    }
     let mut cases = discover(&args.dir)?;
+    if cases.is_empty() {
+        anyhow::bail!("no .ppdmp or .zip dumps found in {}", args.dir.display());
+    }
     if let Some(m) = args.model {
         cases.iter_mut().for_each(|c| c.model = m);
     }
     if let Some(f) = &args.filter {
+        let all = cases.len();
         cases.retain(|c| c.name.contains(f.as_str()));
+        if cases.is_empty() {
+            anyhow::bail!("--filter {f:?} matches none of the {all} dumps in {}", args.dir.display());
+        }
     }
-    if cases.is_empty() {
-        anyhow::bail!("no .ppdmp or .zip dumps found in {}", args.dir.display());
-    }
-    if let Some(out) = &args.out {
-        std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    if let Some(out) = &args.output {
+        psprender::output::prepare_dir(out)?;
     }
     let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(cases.len() as u64) };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let outcomes: Vec<Outcome> = pool.install(|| {
         cases
             .par_iter()
@@ -114,16 +123,16 @@ fn run_case(c: &Case, args: &Args) -> Outcome {
     let start = std::time::Instant::now();
     let result = (|| -> anyhow::Result<(f64, u32)> {
         let img = render_dump(&c.dump, c.model)?;
-        if let Some(out) = &args.out {
-            img.save_png(out.join(format!("{}.png", c.name)))?;
+        if let Some(out) = &args.output {
+            psprender::output::save_png(&img, &out.join(format!("{}.png", c.name)))?;
         }
         let reference =
             c.reference.as_ref().context("no reference image (NAME.ref.png, NAME.hardware.png or NAME.png)")?;
         let reference = load_reference(reference)?;
         let score = mse(&img, &reference);
         let pixels = differing_pixels(&img, &reference);
-        if let (Some(out), true) = (&args.out, pixels > 0) {
-            diff_image(&img, &reference).save_png(out.join(format!("{}.diff.png", c.name)))?;
+        if let (Some(out), true) = (&args.output, pixels > 0) {
+            psprender::output::save_png(&diff_image(&img, &reference), &out.join(format!("{}.diff.png", c.name)))?;
         }
         Ok((score, pixels))
     })();

@@ -1,5 +1,6 @@
 //! Subcommands and what they share: replaying a dump file into a screenshot.
 
+pub mod args;
 pub mod conformance;
 pub mod decode;
 pub mod demo;

@@ -4,20 +4,23 @@
 //! * no frame options: header, images, sprites, labels, stops and commands (`--json` too);
 //! * `--frame N` / `--label NAME`: that frame's draw list (text, or `--json`);
 //! * `--render out.png` with `--frame N` or `--label NAME` (the clip's first frame);
-//! * `--frames A..B -o f_%04d.png` (one PNG per frame), or `-o anim.png|anim.apng|anim.gif`
-//!   without a `%d` (one animation), for `--frames A..B` or the clip of `--label NAME` at the
-//!   main sprite's frame rate.
+//! * `--frames A..B -o f_%04d.png`: one PNG per frame, rendered in parallel;
+//! * `--label NAME -o anim.png|anim.apng|anim.gif`: the clip as one animation (APNG or GIF)
+//!   at the main sprite's frame rate.
 //!
 //! `--frame`/`--frames` scrub the timeline from frame 0 (STOP ignored, child sprites timed
-//! from their append); `--label` plays the clip as the game does (from the label, children
-//! restarted, up to the next STOP). Images come from `--images DIR`; missing ones are
-//! drawn as placeholders and listed once on stderr.
+//! from their append, after the last frame the loop continues at the work-area start);
+//! `--label` plays the clip as the game does (from the label, children restarted, up to the
+//! next STOP). Images come from `--images DIR`; missing ones are drawn as placeholders and
+//! listed once on stderr. Outputs are checked (folders created) before any work.
 
+use super::args;
 use super::render::frame_path;
 use anyhow::{bail, Context};
+use psprender::output;
+use psprender::popcap::encode::{apng_bytes, gif_bytes, png_bytes};
 use psprender::popcap::eval::{bounds, Mode};
-use psprender::popcap::output::{apng_bytes, gif_bytes, png_bytes, write_atomic};
-use psprender::popcap::render::{ImageSet, RenderOptions, Renderer};
+use psprender::popcap::render::{ImageSet, RenderOptions, Renderer, MAX_CANVAS};
 use psprender::popcap::{Animation, Draw, Player, Timeline};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -29,29 +32,32 @@ use std::sync::Arc;
 pub struct Args {
     /// PopCap PAM file (PopAnim, versions 1-6).
     pub pam: PathBuf,
-    /// Evaluate this main-timeline frame (scrubbed from frame 0).
-    #[arg(long, conflicts_with_all = ["frames", "label"])]
+    /// Main-timeline frame, 0..=1000000, scrubbed from frame 0 with STOP ignored; past the last
+    /// frame the timeline loops from its work-area start.
+    #[arg(long, conflicts_with_all = ["frames", "label"], value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub frame: Option<u32>,
     /// A clip: from the label's frame to the next STOP, played as the game does.
     #[arg(long)]
     pub label: Option<String>,
-    /// Frames A..B (inclusive), scrubbed; needs -o.
-    #[arg(long, value_parser = super::render::parse_range, conflicts_with = "label", requires = "output")]
+    /// Render frames A..B (inclusive, whole frames) in parallel; -o must hold a frame-number
+    /// pattern such as %04d. Frames past the end follow the loop rule, as for --frame.
+    #[arg(long, value_parser = args::frame_range, conflicts_with = "label", requires = "output")]
     pub frames: Option<(u32, u32)>,
     /// Draw --frame N (or the first frame of --label) to this PNG.
     #[arg(long)]
     pub render: Option<PathBuf>,
-    /// Sequence output: a pattern with %d/%0Nd (PNG per frame) or an .png/.apng/.gif animation.
+    /// With --frames: a pattern with %d/%0Nd (one PNG per frame); with --label: an .png/.apng
+    /// or .gif file (one animation of the clip).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Directory of PNG images found by the PAM's image names.
     #[arg(long)]
     pub images: Option<PathBuf>,
-    /// Canvas size WxH in pixels (default: the PAM's size times --scale).
+    /// Canvas size WxH in pixels, each 1..=8192 (default: the PAM's size times --scale).
     #[arg(long, value_parser = parse_size)]
     pub size: Option<[u32; 2]>,
-    /// Canvas pixels per PAM pixel.
-    #[arg(long, default_value_t = 1.0)]
+    /// Canvas pixels per PAM pixel, above 0 and at most 64.
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true, value_parser = parse_scale)]
     pub scale: f64,
     /// Background RRGGBB, or "transparent".
     #[arg(long, default_value = "transparent", value_parser = parse_background)]
@@ -59,8 +65,7 @@ pub struct Args {
     /// Nearest-texel sampling instead of bilinear.
     #[arg(long)]
     pub nearest: bool,
-    /// Raster threads (default: all cores); the image is the same for any count.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, help = args::THREADS_HELP, value_parser = args::threads)]
     pub threads: Option<usize>,
     /// JSON output instead of text.
     #[arg(long)]
@@ -83,10 +88,25 @@ fn parse_background(s: &str) -> Result<Background, String> {
 }
 
 fn parse_size(s: &str) -> Result<[u32; 2], String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or("expected WxH")?;
-    let w: u32 = w.parse().map_err(|e| format!("{e}"))?;
-    let h: u32 = h.parse().map_err(|e| format!("{e}"))?;
-    Ok([w, h])
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not WxH"))?;
+    let side = |t: &str| -> Result<u32, String> {
+        let v: u32 = t.trim().parse().map_err(|_| format!("{t:?} is not a whole number"))?;
+        if (1..=MAX_CANVAS).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{v}: a side must be 1..={MAX_CANVAS}"))
+        }
+    };
+    Ok([side(w)?, side(h)?])
+}
+
+fn parse_scale(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if v.is_finite() && v > 0.0 && v <= 64.0 {
+        Ok(v)
+    } else {
+        Err(format!("scale {s} is outside (0, 64]"))
+    }
 }
 
 #[derive(Serialize)]
@@ -263,7 +283,8 @@ fn stdout(s: &str) -> anyhow::Result<()> {
     }
 }
 
-fn renderer(args: &Args, anim: &Animation) -> anyhow::Result<Renderer> {
+/// The images (found or placeholders; missing ones listed once on stderr) and render options.
+fn prepare(args: &Args, anim: &Animation) -> anyhow::Result<(ImageSet, RenderOptions)> {
     let set = ImageSet::load(anim, args.images.as_deref())?;
     if !set.missing.is_empty() {
         let names: Vec<String> = set.missing.iter().map(|(i, k)| format!("{i}:{k}")).collect();
@@ -275,9 +296,6 @@ fn renderer(args: &Args, anim: &Animation) -> anyhow::Result<Renderer> {
             names.join(", ")
         );
     }
-    if !(args.scale.is_finite() && args.scale > 0.0 && args.scale <= 64.0) {
-        bail!("--scale {} (0 < scale <= 64)", args.scale);
-    }
     let size = args.size.unwrap_or_else(|| anim.pixel_size().map(|v| (f64::from(v) * args.scale).ceil() as u32));
     let opts = RenderOptions {
         size,
@@ -287,7 +305,7 @@ fn renderer(args: &Args, anim: &Animation) -> anyhow::Result<Renderer> {
         tile: 512,
         threads: args.threads.unwrap_or(0),
     };
-    Ok(Renderer::new(&set, opts)?)
+    Ok((set, opts))
 }
 
 /// Draw lists of the sequence to write: (frame number, draws).
@@ -295,10 +313,6 @@ fn sequence(args: &Args, tl: &Arc<Timeline>) -> anyhow::Result<Vec<(u32, Vec<Dra
     let mut out = Vec::new();
     if let Some((a, b)) = args.frames {
         let mut p = Player::scrubbed(Arc::clone(tl), a)?;
-        let count = tl.anim.main()?.frames.len() as u32;
-        if b >= count {
-            bail!("--frames {a}..{b}: the main sprite has {count} frames");
-        }
         for n in a..=b {
             if n > a {
                 p.tick();
@@ -313,7 +327,7 @@ fn sequence(args: &Args, tl: &Arc<Timeline>) -> anyhow::Result<Vec<(u32, Vec<Dra
             p.tick();
         }
     } else {
-        bail!("-o needs --frames A..B or --label NAME");
+        bail!("-o needs --frames A..B (with a %d pattern) or --label NAME");
     }
     Ok(out)
 }
@@ -327,7 +341,7 @@ fn clip(tl: &Timeline, label: &str) -> anyhow::Result<(u32, u32)> {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
+    Ok(output::write(path, bytes)?)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -338,36 +352,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tl = Arc::new(Timeline::new(&anim).with_context(|| format!("evaluating {path}"))?);
 
     if let Some(out) = &args.output {
+        let pattern = frame_path(out, 0).is_some();
+        let ext = out.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+        match (args.frames.is_some(), pattern, ext.as_str()) {
+            (true, true, _) => output::prepare(&frame_path(out, 0).expect("pattern"))?,
+            (true, false, _) => bail!("--frames needs -o with a %d or %0Nd pattern, got {}", out.display()),
+            (false, _, "png" | "apng" | "gif") if !pattern => output::prepare(out)?,
+            _ => bail!("-o {}: with --label, an .png, .apng or .gif file", out.display()),
+        }
         let frames = sequence(&args, &tl).with_context(|| path.clone())?;
-        let mut r = renderer(&args, &anim)?;
-        let bar = indicatif::ProgressBar::new(frames.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        let fps = anim.main()?.fps(anim.frame_rate);
-        if frame_path(out, 0).is_some() {
-            for (n, draws) in &frames {
-                let img = r.render(draws).with_context(|| format!("rendering frame {n}"))?;
-                let p = frame_path(out, *n).expect("pattern checked above");
-                write(&p, &png_bytes(&img)?)?;
-                bar.inc(1);
+        let (set, opts) = prepare(&args, &anim)?;
+        let images = render_all(&set, &opts, &frames, args.threads)?;
+        if pattern {
+            for ((n, _), img) in frames.iter().zip(&images) {
+                write(&frame_path(out, *n).expect("pattern checked above"), &png_bytes(img)?)?;
             }
         } else {
-            let mut images = Vec::with_capacity(frames.len());
-            for (n, draws) in &frames {
-                images.push(r.render(draws).with_context(|| format!("rendering frame {n}"))?);
-                bar.inc(1);
-            }
-            let ext = out.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-            let data = match ext.as_str() {
-                "gif" => gif_bytes(&images, fps)?,
-                "png" | "apng" => apng_bytes(&images, fps)?,
-                _ => bail!("-o {}: use a %d pattern, .png/.apng or .gif", out.display()),
-            };
+            let fps = anim.main()?.fps(anim.frame_rate);
+            let data = if ext == "gif" { gif_bytes(&images, fps)? } else { apng_bytes(&images, fps)? };
             write(out, &data)?;
         }
-        bar.finish_and_clear();
         println!(
             "wrote {} frame(s) to {} in {:.1} ms",
             frames.len(),
@@ -396,9 +400,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => Player::scrubbed(Arc::clone(&tl), frame),
     }
     .with_context(|| path.clone())?;
+    let frame = player.frame();
     let draws = player.draw_list();
     if let Some(out) = &args.render {
-        let img = renderer(&args, &anim)?.render(&draws).with_context(|| format!("rendering {path} frame {frame}"))?;
+        output::prepare(out)?;
+        let (set, opts) = prepare(&args, &anim)?;
+        let img =
+            Renderer::new(&set, opts)?.render(&draws).with_context(|| format!("rendering {path} frame {frame}"))?;
         write(out, &png_bytes(&img)?)?;
         println!("wrote {} in {:.1} ms", out.display(), start.elapsed().as_secs_f64() * 1e3);
         return Ok(ExitCode::SUCCESS);
@@ -414,4 +422,45 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let s = if args.json { serde_json::to_string_pretty(&report)? + "\n" } else { draws_text(&report, &anim) };
     stdout(&s)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Render every draw list in order, in parallel: chunks of frames on the rayon pool (`threads`
+/// workers), each chunk on its own renderer with one raster thread, so the bytes do not
+/// depend on the thread count. A progress bar counts frames.
+fn render_all(
+    set: &ImageSet,
+    opts: &RenderOptions,
+    frames: &[(u32, Vec<Draw>)],
+    threads: Option<usize>,
+) -> anyhow::Result<Vec<ge::display::Image>> {
+    use rayon::prelude::*;
+    let bar = indicatif::ProgressBar::new(frames.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let one = RenderOptions { threads: 1, ..opts.clone() };
+    let run = || -> anyhow::Result<Vec<ge::display::Image>> {
+        let chunks: Vec<Vec<ge::display::Image>> = frames
+            .par_chunks(8)
+            .map(|chunk| -> anyhow::Result<Vec<ge::display::Image>> {
+                let mut r = Renderer::new(set, one.clone())?;
+                chunk
+                    .iter()
+                    .map(|(n, draws)| {
+                        let img = r.render(draws).with_context(|| format!("rendering frame {n}"))?;
+                        bar.inc(1);
+                        Ok(img)
+                    })
+                    .collect()
+            })
+            .collect::<anyhow::Result<_>>()?;
+        Ok(chunks.into_iter().flatten().collect())
+    };
+    let images = match threads {
+        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(run)?,
+        None => run()?,
+    };
+    bar.finish_and_clear();
+    Ok(images)
 }

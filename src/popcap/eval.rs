@@ -18,8 +18,9 @@
 //! x' = a·x + c·y + tx, y' = b·x + d·y + ty).
 //!
 //! Two playback modes: [`Mode::Play`] honours STOP and the work-area loop (what the game
-//! shows); [`Mode::Scrub`] walks frames 0, 1, 2, … ignoring STOP (what `--frame N` and
-//! `--frames A..B` show: every frame reachable, child timing = ticks since append). Measured:
+//! shows); [`Mode::Scrub`] walks frames 0, 1, 2, … ignoring STOP and continuing at the
+//! work-area start after the last frame (what `--frame N` and `--frames A..B` show: every
+//! frame reachable, child timing = ticks since append). Measured:
 //! building the SUNSHROOM_GROWN timeline (135 frames, 16 sprites) and 135 draw lists takes
 //! well under a millisecond, so nothing is cached beyond the timeline.
 
@@ -170,7 +171,7 @@ fn sprite_states(version: u32, s: &Sprite, index: usize, budget: &mut usize) -> 
 pub enum Mode {
     /// The game's playback.
     Play,
-    /// Frames in order from 0, STOP ignored, no loop.
+    /// Frames in order from 0, STOP ignored; after the last frame, the work-area start.
     Scrub,
 }
 
@@ -223,7 +224,9 @@ impl Inst {
             self.frame = match mode {
                 // [doc §3.2] the main sprite loops inside its work area.
                 Mode::Play if self.frame == end || self.frame + 1 >= count => start,
-                _ => (self.frame + 1).min(count - 1),
+                // Scrubbing passes the work-area end and loops from the last frame.
+                Mode::Scrub if self.frame + 1 >= count => start,
+                _ => self.frame + 1,
             };
             self.time = f64::from(self.frame);
         } else {
@@ -304,16 +307,11 @@ impl Player {
         Ok(Player { timeline, mode, main: inst })
     }
 
-    /// Scrub from frame 0 to `frame`: the state `--frame N` shows.
-    pub fn scrubbed(timeline: Arc<Timeline>, frame: u32) -> Result<Player, PopcapError> {
+    /// Scrub `ticks` frames from frame 0: the state `--frame N` shows (past the last frame
+    /// the timeline continues at its work-area start).
+    pub fn scrubbed(timeline: Arc<Timeline>, ticks: u32) -> Result<Player, PopcapError> {
         let mut p = Player::new(timeline, Mode::Scrub, 0)?;
-        p.main.frame = 0;
-        // Bounds were checked by `new` for frame 0 only; check the target.
-        let count = p.timeline.sprite(p.main.sprite).frames.len();
-        if frame as usize >= count {
-            return Err(PopcapError::Eval { what: format!("frame {frame} is past the main sprite's {count} frames") });
-        }
-        for _ in 0..frame {
+        for _ in 0..ticks {
             p.tick();
         }
         Ok(p)

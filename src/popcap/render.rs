@@ -203,7 +203,7 @@ impl Renderer {
         for (t, list) in set.textures.iter().zip(&plan) {
             for pc in list {
                 let bytes = piece_bytes(&t.pixels, pc);
-                ge.mem.write(pc.addr, &bytes).map_err(|source| ge::GeError::Memory { pc: pc.addr, source })?;
+                ge.mem.write(pc.addr, &bytes).map_err(|source| ge::GeError::Memory { pc: pc.addr, cause: source })?;
             }
             pieces.push(list.clone());
         }

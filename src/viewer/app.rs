@@ -160,6 +160,11 @@ struct App {
 }
 
 pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerStats, ViewerError> {
+    // winit's own error for a missing display names its source file; say it plainly instead.
+    let unset = |v: &str| std::env::var_os(v).is_none_or(|s| s.is_empty());
+    if unset("DISPLAY") && unset("WAYLAND_DISPLAY") {
+        return Err(ViewerError::NoDisplay);
+    }
     let event_loop = EventLoop::new()?;
     let mut app = App::new(input, control);
     event_loop.run_app(&mut app)?;
@@ -378,9 +383,7 @@ impl App {
 
 /// The visible 480×272 of a capture as PNG: the bytes `psprender render` writes.
 fn save_screen(img: &Image, path: &Path) -> Result<(), ViewerError> {
-    img.crop(SCREEN_W, SCREEN_H)
-        .save_png(path)
-        .map_err(|source| ViewerError::Image { path: path.display().to_string(), source })
+    Ok(crate::output::save_png(&img.crop(SCREEN_W, SCREEN_H), path)?)
 }
 
 impl ApplicationHandler for App {

@@ -1,10 +1,7 @@
 //! Encoding rendered frames: PNG stills, animated PNG (APNG through the `png` crate) and GIF
-//! (the `gif` crate), and atomic file writes (a temporary file in the target directory, then
-//! a rename, so readers never see a half-written file).
+//! (the `gif` crate). Files are written with [`crate::output`] (atomic, folders created).
 
 use ge::display::Image;
-use std::io::Write as _;
-use std::path::Path;
 
 /// APNG/GIF frame delay for `fps` as (numerator, denominator) seconds: 1/fps for integral
 /// rates, else thousandths.
@@ -73,25 +70,4 @@ pub fn gif_bytes(frames: &[Image], fps: f64) -> anyhow::Result<Vec<u8>> {
         }
     }
     Ok(out)
-}
-
-/// Write `bytes` to `path` atomically, creating the directory.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
