@@ -7,7 +7,7 @@
 
 use crate::scene::camera::{Bounds, Camera};
 use crate::scene::Frame;
-use crate::scenes::ge_4x3;
+use crate::scene::ge_4x3;
 use ge::cmd::op;
 use ge::display::DisplayBuffer;
 use ge::list::ListBuilder;
