@@ -22,7 +22,7 @@ pub struct Args {
     pub anim: Option<String>,
     /// Rotation samples per PAM frame, 1..=16 (1 = every frame; more follow the PAM's Euler
     /// interpolation more closely between frames).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub rotation_samples: u32,
     /// Where to write: NAME.glb (one file) or NAME.gltf (plus NAME.bin and PNGs beside it);
     /// default: the model's name with .glb, in the current folder.
