@@ -88,6 +88,12 @@ impl Default for Options {
     }
 }
 
+/// A file written beside a `.gltf`: (file name, bytes).
+pub type SideFile = (String, Vec<u8>);
+
+/// A PMO's (skinned, unskinned) meshes.
+type Meshes = (Option<json::Index<json::Mesh>>, Option<json::Index<json::Mesh>>);
+
 /// A finished document before it is laid out as `.glb` or `.gltf`: images carry neither a
 /// URI nor a buffer view yet ([`Export::glb`], [`Export::gltf_files`] add them).
 #[derive(Debug, Clone)]
@@ -139,7 +145,7 @@ impl Export {
 
     /// JSON glTF named `stem`.gltf: returns its bytes and the files beside it (`stem`.bin and
     /// one PNG per image), each as (file name, bytes).
-    pub fn gltf_files(&self, stem: &str) -> Result<(Vec<u8>, Vec<(String, Vec<u8>)>), GltfError> {
+    pub fn gltf_files(&self, stem: &str) -> Result<(Vec<u8>, Vec<SideFile>), GltfError> {
         let stem = uri_safe(stem);
         let mut root = self.root.clone();
         let mut files = vec![(format!("{stem}.bin"), self.bin.clone())];
@@ -204,7 +210,8 @@ fn textures(b: &mut Builder, model: &Model, policy: &Policy) -> Result<(Textures
     let mut samplers: BTreeMap<bool, json::Index<json::texture::Sampler>> = BTreeMap::new();
     for (t, name) in &distinct {
         // The scene builder repeats power-of-two textures and clamps the others (policy).
-        let wrap = if t.is_pow2() { json::texture::WrappingMode::Repeat } else { json::texture::WrappingMode::ClampToEdge };
+        let wrap =
+            if t.is_pow2() { json::texture::WrappingMode::Repeat } else { json::texture::WrappingMode::ClampToEdge };
         let sampler = *samplers.entry(t.is_pow2()).or_insert_with(|| {
             b.root.push(json::texture::Sampler {
                 mag_filter: Some(Valid(filter)),
@@ -243,7 +250,7 @@ fn pmo_meshes(
     alpha: &[(bool, bool)],
     materials: &mut BTreeMap<mesh::MaterialKey, json::Index<json::Material>>,
     policy: &Policy,
-) -> Result<(Option<json::Index<json::Mesh>>, Option<json::Index<json::Mesh>>), GltfError> {
+) -> Result<Meshes, GltfError> {
     let rep = report(0, pmo, &DecodeOptions::default());
     let joints = pmo.skeleton.as_ref().map(|s| s.joints.len());
     let (mut skinned, mut rigid) = (Vec::new(), Vec::new());
@@ -293,7 +300,7 @@ fn place(
     pmo: &Pmo,
     name: &str,
     world: Mat4,
-    meshes: (Option<json::Index<json::Mesh>>, Option<json::Index<json::Mesh>>),
+    meshes: Meshes,
 ) -> (json::Index<json::Node>, Option<json::Index<json::Node>>, Vec<json::Index<json::Node>>) {
     let scale = pmo.header.model_scale;
     let mut children = Vec::new();
@@ -381,7 +388,8 @@ pub fn export(
     if single {
         scene_nodes.extend(placed);
     } else {
-        let root = b.root.push(json::Node { name: Some(name.to_string()), children: Some(placed), ..Default::default() });
+        let root =
+            b.root.push(json::Node { name: Some(name.to_string()), children: Some(placed), ..Default::default() });
         scene_nodes.push(root);
     }
     scene_nodes.extend(skinned_nodes);

@@ -340,15 +340,18 @@ fn gltf_export_writes_everything_or_nothing() {
     let d = f.path();
     let o = run(d, &["export-gltf", "model.pmo", "--pam", "anim.pam", "-o", "set/m.gltf"]);
     assert!(o.status.success(), "{}", text(&o));
-    let mut names: Vec<String> =
-        std::fs::read_dir(d.join("set")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(d.join("set"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     assert!(names.len() >= 3 && names.contains(&"m.gltf".into()) && names.contains(&"m.bin".into()), "{names:?}");
     assert!(names.iter().any(|n| n.ends_with(".png")), "{names:?}");
     // A truncated PAM fails after the model was read: nothing appears.
     let o = run(d, &["export-gltf", "model.pmo", "--pam", "anim.cut.pam", "-o", "none/m.gltf"]);
     check_error(&o, "anim.cut.pam", "export-gltf with a truncated PAM");
-    let left: Vec<_> = std::fs::read_dir(d.join("none")).map(|r| r.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    let left: Vec<_> =
+        std::fs::read_dir(d.join("none")).map(|r| r.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
     let o = run(d, &["export-gltf", "model.pmo", "-o", "m.obj"]);
     check_error(&o, "m.obj", "export-gltf -o m.obj");

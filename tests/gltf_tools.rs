@@ -60,7 +60,16 @@ fn models() -> Vec<(String, Model, Option<Pam>)> {
     v.push(("two_list".into(), Model::from_pmo(synth::two_list_model()).unwrap(), None));
     v.push(("demo".into(), Model::from_pmo(synth::demo_model()).unwrap(), Some(synth::anim::column_animation())));
     let pam = sample("bbs-pam/test.pam").map(|p| Pam::parse(&std::fs::read(p).unwrap()).unwrap());
-    for f in ["p01ex00.pmo", "h03ex00.pmo", "h_zz130.pmo", "g53kg00.pmo", "g59dc00.pmo", "bbs-dummy.pmo", "bbs-testmap.pmp", "jb_50.pmp"] {
+    for f in [
+        "p01ex00.pmo",
+        "h03ex00.pmo",
+        "h_zz130.pmo",
+        "g53kg00.pmo",
+        "g59dc00.pmo",
+        "bbs-dummy.pmo",
+        "bbs-testmap.pmp",
+        "jb_50.pmp",
+    ] {
         if let Some(p) = sample(&format!("bbs-pmo/{f}")) {
             let anim = if f == "p01ex00.pmo" { pam.clone() } else { None };
             v.push((f.to_string(), Model::load(&p).unwrap(), anim));
@@ -75,7 +84,11 @@ fn khronos_validator_reports_no_errors_or_warnings() {
     let out = tempfile::tempdir().unwrap();
     let mut checked = 0;
     for (name, model, pam) in models() {
-        let anims: Vec<_> = pam.iter().flat_map(|p| p.animations.iter().enumerate()).filter_map(|(i, a)| a.as_ref().map(|a| (i, a))).collect();
+        let anims: Vec<_> = pam
+            .iter()
+            .flat_map(|p| p.animations.iter().enumerate())
+            .filter_map(|(i, a)| a.as_ref().map(|a| (i, a)))
+            .collect();
         let doc = export(&model, &name, &anims, "anim.pam", &Options::default()).unwrap();
         let glb = out.path().join(format!("{name}.glb"));
         std::fs::write(&glb, doc.glb().unwrap()).unwrap();
@@ -113,7 +126,11 @@ fn blender_bones(glb: &Path, fps: u8, frames: &[i64]) -> Option<BlenderBones> {
     cmd.arg(fps.to_string()).args(frames.iter().map(i64::to_string));
     let o = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success() && text.contains("BLENDER_INFO"), "blender failed:\n{text}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success() && text.contains("BLENDER_INFO"),
+        "blender failed:\n{text}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let mut bones = BlenderBones::new();
     for line in text.lines().filter_map(|l| l.strip_prefix("BLENDER_JOINT ")) {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -162,7 +179,11 @@ fn compare_with_blender(name: &str, pmo: &Pmo, pam: &Pam) -> Option<f32> {
                     .map(|(a, b)| (a - b).abs())
                     .fold(0.0, f32::max),
             );
-            assert!(e < 1e-4, "{name} frame {f} joint {j} {:?}: difference {e}\n{b}\n{delta_blender}\n{delta_ours}", jt.name());
+            assert!(
+                e < 1e-4,
+                "{name} frame {f} joint {j} {:?}: difference {e}\n{b}\n{delta_blender}\n{delta_ours}",
+                jt.name()
+            );
             worst = worst.max(e);
         }
     }

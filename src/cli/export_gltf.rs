@@ -60,7 +60,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some((path, pam)) = &pam {
             pam_name = path.display().to_string();
             let slots: Vec<usize> = match args.anim.as_deref() {
-                None | Some("all") => pam.animations.iter().enumerate().filter(|(_, a)| a.is_some()).map(|(i, _)| i).collect(),
+                None | Some("all") => {
+                    pam.animations.iter().enumerate().filter(|(_, a)| a.is_some()).map(|(i, _)| i).collect()
+                }
                 Some(a) => vec![select_animation(pam, Some(a), path)?],
             };
             if slots.is_empty() {
@@ -77,7 +79,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let stem = output.file_stem().map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned());
                 let dir = output.parent().map(Path::to_path_buf).unwrap_or_default();
                 let (json, files) = doc.gltf_files(&stem)?;
-                std::iter::once((output.clone(), json)).chain(files.into_iter().map(|(n, b)| (dir.join(n), b))).collect()
+                std::iter::once((output.clone(), json))
+                    .chain(files.into_iter().map(|(n, b)| (dir.join(n), b)))
+                    .collect()
             }
         })
     };

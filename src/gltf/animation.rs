@@ -71,9 +71,9 @@ pub fn euler_quat(r: [f32; 3], order: EulerOrder) -> Quat {
 }
 
 fn rotation_constant(anim: &Animation, bone: usize) -> bool {
-    [ChannelKind::RotationX, ChannelKind::RotationY, ChannelKind::RotationZ].iter().all(|&k| {
-        anim.bones.get(bone).and_then(|b| b.get(k)).is_none_or(|c| c.keys.count() <= 1)
-    })
+    [ChannelKind::RotationX, ChannelKind::RotationY, ChannelKind::RotationZ]
+        .iter()
+        .all(|&k| anim.bones.get(bone).and_then(|b| b.get(k)).is_none_or(|c| c.keys.count() <= 1))
 }
 
 /// Append animation `slot` of the PAM as a glTF animation driving `joints` (node per joint).
@@ -100,7 +100,11 @@ pub fn push(
     }
     let mut channels = Vec::new();
     let mut samplers = Vec::new();
-    let mut add = |b: &mut Builder, node: json::Index<json::Node>, path, times: &[f32], out: json::Index<json::Accessor>| {
+    let mut add = |b: &mut Builder,
+                   node: json::Index<json::Node>,
+                   path,
+                   times: &[f32],
+                   out: json::Index<json::Accessor>| {
         let input = b.times(times);
         samplers.push(json::animation::Sampler {
             input,
@@ -182,7 +186,8 @@ fn check_parent_scale(
 ) -> Result<(), GltfError> {
     use ChannelKind::*;
     for bone in 0..bones {
-        let has_children = skeleton.joints.iter().enumerate().any(|(j, jt)| j > bone && jt.parent_index() == Some(bone));
+        let has_children =
+            skeleton.joints.iter().enumerate().any(|(j, jt)| j > bone && jt.parent_index() == Some(bone));
         if !has_children {
             continue;
         }

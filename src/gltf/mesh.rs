@@ -132,10 +132,7 @@ pub fn material(key: &MaterialKey, policy: &Policy, alpha: &AlphaUse, name: Stri
             roughness_factor: json::material::StrengthFactor(1.0),
             ..Default::default()
         },
-        extensions: Some(json::extensions::material::Material {
-            unlit: Some(json::extensions::material::Unlit {}),
-            ..Default::default()
-        }),
+        extensions: Some(json::extensions::material::Material { unlit: Some(json::extensions::material::Unlit {}) }),
         extras: extras(json!({
             "attribute": format!("{:#06x}", key.attribute),
             "attribute_names": crate::scene::policy::attribute_names(key.attribute),
@@ -184,7 +181,8 @@ pub fn primitive(
                 g.try_normalize().unwrap_or(glam::Vec3::Y).to_array()
             })
             .collect();
-        attributes.insert(Valid(Semantic::Normals), b.accessor(&unit, Some(json::buffer::Target::ArrayBuffer), None, false));
+        attributes
+            .insert(Valid(Semantic::Normals), b.accessor(&unit, Some(json::buffer::Target::ArrayBuffer), None, false));
         attributes.insert(
             Valid(Semantic::Extras("GE_NORMAL".into())),
             b.accessor(&raw, Some(json::buffer::Target::ArrayBuffer), None, false),
@@ -192,11 +190,15 @@ pub fn primitive(
     }
     if vt.has_texcoord() {
         let uv: Vec<[f32; 2]> = v.iter().map(|x| x.uv).collect();
-        attributes.insert(Valid(Semantic::TexCoords(0)), b.accessor(&uv, Some(json::buffer::Target::ArrayBuffer), None, false));
+        attributes.insert(
+            Valid(Semantic::TexCoords(0)),
+            b.accessor(&uv, Some(json::buffer::Target::ArrayBuffer), None, false),
+        );
     }
     if vt.color != ColorFormat::None {
         let c: Vec<[u8; 4]> = v.iter().map(|x| doubled(x.color, policy.color_doubling)).collect();
-        attributes.insert(Valid(Semantic::Colors(0)), b.accessor(&c, Some(json::buffer::Target::ArrayBuffer), None, true));
+        attributes
+            .insert(Valid(Semantic::Colors(0)), b.accessor(&c, Some(json::buffer::Target::ArrayBuffer), None, true));
     }
     if let (Some(count), Some(table)) = (joint_count, s.joints) {
         let wc = usize::from(vt.weight_count).min(8);
@@ -223,7 +225,8 @@ pub fn primitive(
                 weights[k / 4][i][k % 4] = w;
                 sum += w;
             }
-            if !((sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE) {
+            let normalised = (sum - 1.0).abs() <= WEIGHT_SUM_TOLERANCE; // false for NaN too
+            if !normalised {
                 return Err(GltfError::Weights {
                     offset: at,
                     what: format!("{what}: weights sum to {sum}; glTF skinning needs 1 and the GE does not normalise"),
