@@ -8,6 +8,7 @@ pub mod disasm;
 pub mod export_dump;
 pub mod export_gltf;
 pub mod frametests;
+pub mod kh2;
 pub mod pam;
 pub mod render;
 pub mod replay;
