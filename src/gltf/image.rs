@@ -23,7 +23,7 @@ pub fn ge_texels(ge: &mut ge::Ge, t: &GeTexture) -> Result<Vec<[u8; 4]>, GltfErr
     }
     l.cmd(op::TEXFLUSH, 0).finish();
     l.run(ge).map_err(|e| GltfError::Ge(e.to_string()))?;
-    let st = ge::texture::TextureState::decode(&ge.regs, &ge.clut, false);
+    let st = ge::texture::TextureState::decode(&ge.state.regs, &ge.state.clut, false);
     let level = ge::texture::decode_level(&st, &ge.mem, 0);
     let pw = 1usize << t.log2w;
     let (w, h) = (usize::from(t.width), usize::from(t.height));
