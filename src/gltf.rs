@@ -28,6 +28,7 @@
 mod animation;
 mod buffer;
 pub mod image;
+pub mod kh2;
 pub mod mesh;
 #[cfg(test)]
 mod tests;
@@ -63,6 +64,8 @@ pub enum GltfError {
     Animation { pam: String, what: String },
     #[error("{pam}: the model has no skeleton (or is a map) for animations to drive")]
     NoSkeleton { pam: String },
+    #[error("{file}: {what}")]
+    Kh2 { file: String, what: String },
     #[error("texture read-back through the GE: {0}")]
     Ge(String),
     #[error("PNG encoding: {0}")]

@@ -306,3 +306,68 @@ fn skinned_bounds_match_the_reference() {
         assert!(lo.abs_diff_eq(v3(&bb["min"]), 1e-4) && hi.abs_diff_eq(v3(&bb["max"]), 1e-4), "frame {key}: {lo} {hi}");
     }
 }
+
+/// Node index by name.
+fn node_named(d: &Doc, name: &str) -> usize {
+    d.doc.nodes().find(|n| n.name() == Some(name)).unwrap_or_else(|| panic!("no node {name}")).index()
+}
+
+/// KH2: every joint's glTF global (root motion included) at game ticks `ticks` against the
+/// KH2 evaluator's root · global. Returns the worst element difference.
+fn kh2_error(sk: &psprender::kh2::Skeleton, m: &psprender::kh2::InterpolatedMotion, ticks: &[i32]) -> f32 {
+    use psprender::kh2::eval::{local_matrix, Evaluator};
+    let motion = psprender::kh2::Motion::Interpolated(m.clone());
+    let d = open(&psprender::gltf::kh2::export(sk, &[("m".into(), &motion)], "sk", "m.anb").unwrap().glb().unwrap());
+    let ev = Evaluator::new(m, Some(sk)).unwrap();
+    let nb = sk.bones.len();
+    let mut worst = 0.0f32;
+    for &t in ticks {
+        let g = globals(&d, Some(0), t as f32 / 60.0);
+        let root = local_matrix(&ev.root_channels(t as f32), false);
+        let want = ev.pose(t as f32).globals.unwrap();
+        for (j, w) in want.iter().enumerate() {
+            let name = if j < nb { format!("bone{j}") } else { format!("m_ik{}", j - nb) };
+            let got = g[node_named(&d, &name)];
+            // Relative to the matrix's largest element (KH2 units reach hundreds).
+            let want = (root * *w).to_cols_array();
+            let scale = want.iter().fold(1.0f32, |m, x| m.max(x.abs()));
+            let e = got.to_cols_array().iter().zip(want).map(|(a, b)| (a - b).abs() / scale).fold(0.0, f32::max);
+            assert!(e < 1e-5, "tick {t} joint {j}: {e}\n{got}\n{}", root * *w);
+            worst = worst.max(e);
+        }
+    }
+    worst
+}
+
+#[test]
+fn kh2_motion_reads_back_as_the_evaluator_poses_it() {
+    let m = psprender::kh2::synth::biped_walk();
+    let e = kh2_error(&psprender::kh2::Skeleton::biped(), &m, &[0, 7, 30, m.frame_count]);
+    eprintln!("biped walk: worst relative difference {e:e}");
+    let Some(p) = sample("kh2-anb/interpolated.motion") else { return };
+    let Ok(psprender::kh2::Motion::Interpolated(m)) = psprender::kh2::Motion::parse(&std::fs::read(p).unwrap()) else {
+        panic!("interpolated.motion is interpolated")
+    };
+    // No public MDLX pairs with it: a chain of its 228 bones carries the motion.
+    let e = kh2_error(&psprender::kh2::Skeleton::chain(228, 10.0), &m, &[0, 1, 150, 299, 300]);
+    eprintln!("interpolated.motion: worst relative difference {e:e}");
+}
+
+#[test]
+fn kh2_raw_motion_reads_back_as_its_stored_matrices() {
+    let Some(p) = sample("kh2-anb/raw.motion") else { return };
+    let motion = psprender::kh2::Motion::parse(&std::fs::read(p).unwrap()).unwrap();
+    let psprender::kh2::Motion::Raw(r) = &motion else { panic!("raw.motion is raw") };
+    let sk = psprender::kh2::Skeleton::chain(r.bone_count as usize, 10.0);
+    let d = open(
+        &psprender::gltf::kh2::export(&sk, &[("raw".into(), &motion)], "sk", "raw.motion").unwrap().glb().unwrap(),
+    );
+    for t in 0..=r.frame_count {
+        let g = globals(&d, Some(0), t as f32 / 60.0);
+        let want = r.matrices_at(t as f32 * r.frame_data.fps / 60.0);
+        for (j, w) in want.iter().enumerate() {
+            let got = g[node_named(&d, &format!("bone{j}"))];
+            assert!(got.abs_diff_eq(*w, 1e-3), "tick {t} bone {j}\n{got}\n{w}");
+        }
+    }
+}

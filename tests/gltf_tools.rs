@@ -104,6 +104,26 @@ fn khronos_validator_reports_no_errors_or_warnings() {
             checked += 1;
         }
     }
+    // KH2: the synthetic biped with its walk, and the public interpolated motion on a chain.
+    let mut kh2 = vec![(
+        "kh2_biped".to_string(),
+        psprender::kh2::Skeleton::biped(),
+        psprender::kh2::Motion::Interpolated(psprender::kh2::synth::biped_walk()),
+    )];
+    for (f, bones) in [("interpolated.motion", 228), ("raw.motion", 3)] {
+        if let Some(p) = sample(&format!("kh2-anb/{f}")) {
+            let m = psprender::kh2::Motion::parse(&std::fs::read(p).unwrap()).unwrap();
+            kh2.push((f.replace('.', "_"), psprender::kh2::Skeleton::chain(bones, 10.0), m));
+        }
+    }
+    for (name, sk, m) in &kh2 {
+        let doc = psprender::gltf::kh2::export(sk, &[("m".into(), m)], name, "m").unwrap();
+        let glb = out.path().join(format!("{name}.glb"));
+        std::fs::write(&glb, doc.glb().unwrap()).unwrap();
+        let (e, w, msgs) = validate(&dir, &glb);
+        assert_eq!((e, w), (0, 0), "{}: {msgs:#?}", glb.display());
+        checked += 1;
+    }
     eprintln!("validated {checked} files: 0 errors, 0 warnings");
     assert!(checked >= 2 * 20, "{checked}");
 }
