@@ -41,6 +41,8 @@ enum Command {
     ExportGltf(cli::export_gltf::Args),
     /// List a BBS PAM's animations and channels, optionally evaluated at a frame.
     Pam(cli::pam::Args),
+    /// List, evaluate and draw a PopCap PAM (PvZ2 PopAnim) through the GE model.
+    Popcap(cli::popcap::Args),
     /// List a Kingdom Hearts II BAR/ANB/MSET/motion, evaluate it, draw posed skeletons.
     Kh2(cli::kh2::Args),
     /// Interactive window: orbit a model (or map) drawn by the GE model, play animations.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::ExportDump(args) => cli::export_dump::run(args),
         Command::ExportGltf(args) => cli::export_gltf::run(args),
         Command::Pam(args) => cli::pam::run(args),
+        Command::Popcap(args) => cli::popcap::run(args),
         Command::Kh2(args) => cli::kh2::run(args),
         Command::View(args) => cli::view::run(args),
     };

@@ -167,3 +167,31 @@ fn hardware_model_never_worse_than_ppsspp() {
     assert!(exact >= 15, "hardware model: {exact} exact, fewer than PPSSPP's 15");
     assert!(failures.is_empty(), "{failures:?}");
 }
+
+/// Per-screenshot ceilings for the hardware model where its triangle rule (pixel-centre
+/// sampling, truncated colours, 16-bit perspective reciprocal: `ge::raster::TriangleRule`)
+/// beats PPSSPP. Each ceiling is the MSE measured when the rule landed, rounded up, far
+/// below PPSSPP's own (in the comment), so a regression of the rule fails here.
+#[test]
+fn hardware_triangle_rule_screenshots() {
+    let Some(dir) = shared_dir() else { return };
+    let hw = dir.join("conformance/hardware");
+    let ceilings = [
+        ("primitives-continue", 0.0),        // PPSSPP 13.2812
+        ("texmtx-source", 0.0001),           // PPSSPP 0.0199
+        ("texmtx-normals", 0.001),           // PPSSPP 0.0087
+        ("texmtx-prims", 1.5),               // PPSSPP 9.4914
+        ("reflection-reflection", 6.2),      // PPSSPP 11.0240
+        ("rendertarget-rendertarget", 4.81), // PPSSPP 8.7774
+        ("triangle-triangle", 0.93),         // PPSSPP 1.5087
+    ];
+    let mut failures = Vec::new();
+    for (stem, ceiling) in ceilings {
+        let m = score(&hw.join(format!("{stem}.ppdmp")), &hw.join(format!("{stem}.hardware.png")), Model::Hardware);
+        eprintln!("{stem:28} hardware model MSE {m:.6} (ceiling {ceiling})");
+        if m > ceiling {
+            failures.push(format!("{stem}: MSE {m} > {ceiling}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:?}");
+}

@@ -10,6 +10,7 @@ pub mod export_gltf;
 pub mod frametests;
 pub mod kh2;
 pub mod pam;
+pub mod popcap;
 pub mod render;
 pub mod replay;
 pub mod view;
