@@ -96,7 +96,7 @@ fn export_bbs(args: &Args, name: &str) -> anyhow::Result<Export> {
         anims = slots.into_iter().filter_map(|i| pam.animations[i].as_ref().map(|a| (i, a))).collect();
     }
     let opts = Options { rotation_steps_per_frame: args.rotation_samples, ..Options::default() };
-    Ok(export(&model, name, &anims, &pam_name, &opts).with_context(|| format!("exporting {}", args.model.display()))?)
+    export(&model, name, &anims, &pam_name, &opts).with_context(|| format!("exporting {}", args.model.display()))
 }
 
 fn export_kh2(args: &Args, name: &str) -> anyhow::Result<Export> {
@@ -134,8 +134,8 @@ fn export_kh2(args: &Args, name: &str) -> anyhow::Result<Export> {
         }
     }
     let source = args.motions.as_ref().unwrap_or(&args.model).display().to_string();
-    Ok(psprender::gltf::kh2::export(&skeleton, &motions, name, &source)
-        .with_context(|| format!("exporting {}", args.model.display()))?)
+    psprender::gltf::kh2::export(&skeleton, &motions, name, &source)
+        .with_context(|| format!("exporting {}", args.model.display()))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

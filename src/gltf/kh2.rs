@@ -153,8 +153,8 @@ pub fn export(
                     })
                     .collect();
                 let node = |j: usize| if j < nb { bones[j] } else { helpers[j - nb] };
-                for j in nb..parents.len() {
-                    let parent = usize::try_from(parents[j]).map_or(root, node);
+                for (j, &p) in parents.iter().enumerate().skip(nb) {
+                    let parent = usize::try_from(p).map_or(root, node);
                     attach(&mut b, parent, node(j));
                 }
                 let per_tick: Vec<Vec<[f32; 9]>> = (0..=ticks).map(|t| ev.channels(t as f32)).collect();
