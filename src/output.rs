@@ -68,15 +68,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     write_with(path, |w| w.write_all(bytes))
 }
 
-/// Write what `fill` produces to `path` atomically; on any error the target is untouched and
-/// the temporary file is removed.
-pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), OutputError> {
+/// A temporary file in the directory of `path` (created if missing), to be renamed over it.
+fn temp_for(path: &Path) -> Result<tempfile::NamedTempFile, OutputError> {
     if path.is_dir() {
         return Err(OutputError::IsDirectory { path: path.to_path_buf() });
     }
     let dir = parent_dir(path);
     create_dir(dir)?;
-    let werr = |cause| OutputError::Write { path: path.to_path_buf(), cause };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".psprender-tmp");
     #[cfg(unix)]
@@ -86,7 +84,14 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Res
         // default, 0600, would hide outputs from other users).
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
-    let mut tmp = builder.tempfile_in(dir).map_err(werr)?;
+    builder.tempfile_in(dir).map_err(|cause| OutputError::Write { path: path.to_path_buf(), cause })
+}
+
+/// Write what `fill` produces to `path` atomically; on any error the target is untouched and
+/// the temporary file is removed.
+pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), OutputError> {
+    let werr = |cause| OutputError::Write { path: path.to_path_buf(), cause };
+    let mut tmp = temp_for(path)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
         fill(&mut w).map_err(werr)?;
@@ -102,20 +107,8 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Res
 pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), OutputError> {
     let mut temps = Vec::with_capacity(files.len());
     for (path, bytes) in files {
-        if path.is_dir() {
-            return Err(OutputError::IsDirectory { path: path.to_path_buf() });
-        }
-        let dir = parent_dir(path);
-        create_dir(dir)?;
         let werr = |cause| OutputError::Write { path: path.to_path_buf(), cause };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".psprender-tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o644));
-        }
-        let mut tmp = builder.tempfile_in(dir).map_err(werr)?;
+        let mut tmp = temp_for(path)?;
         tmp.as_file_mut().write_all(bytes).map_err(werr)?;
         tmp.as_file_mut().flush().map_err(werr)?;
         temps.push((tmp, path));

@@ -18,7 +18,7 @@
 //!   ([`ScaleInheritance::None`]). The two agree while every joint with children keeps unit
 //!   scale, which is checked: an animation scaling a parent joint is refused.
 
-use super::buffer::{extras, Builder};
+use super::buffer::{extras, Builder, Tracks};
 use super::GltfError;
 use crate::pam::pose::{EulerOrder, PoseOptions, ScaleInheritance};
 use crate::pam::{Animation, ChannelKind, Keys};
@@ -98,28 +98,7 @@ pub fn push(
     if pose.scale_inheritance == ScaleInheritance::None {
         check_parent_scale(anim, skeleton, bones, &label, pam_name)?;
     }
-    let mut channels = Vec::new();
-    let mut samplers = Vec::new();
-    let mut add = |b: &mut Builder,
-                   node: json::Index<json::Node>,
-                   path,
-                   times: &[f32],
-                   out: json::Index<json::Accessor>| {
-        let input = b.times(times);
-        samplers.push(json::animation::Sampler {
-            input,
-            interpolation: Valid(json::animation::Interpolation::Linear),
-            output: out,
-            extensions: None,
-            extras: Default::default(),
-        });
-        channels.push(json::animation::Channel {
-            sampler: json::Index::new(samplers.len() as u32 - 1),
-            target: json::animation::Target { node, path: Valid(path), extensions: None, extras: Default::default() },
-            extensions: None,
-            extras: Default::default(),
-        });
-    };
+    let mut tracks = Tracks::default();
     use ChannelKind::*;
     let steps = steps_per_frame.max(1);
     let last = last_frame(anim);
@@ -133,7 +112,8 @@ pub fn push(
             let times: Vec<f32> = frames.iter().map(|&f| f32::from(f) / fps).collect();
             let vals: Vec<[f32; 3]> = frames.iter().map(|&f| kinds.map(|k| value(k, f32::from(f)))).collect();
             let out = b.accessor(&vals, None, None, false);
-            add(b, node, path, &times, out);
+            let input = b.times(&times);
+            tracks.linear(node, path, input, out);
         }
         let samples: Vec<f32> = if rotation_constant(anim, bone) {
             vec![0.0]
@@ -153,7 +133,8 @@ pub fn push(
             .collect();
         let times: Vec<f32> = samples.iter().map(|f| f / fps).collect();
         let out = b.accessor(&quats, None, None, false);
-        add(b, node, json::animation::Property::Rotation, &times, out);
+        let input = b.times(&times);
+        tracks.linear(node, json::animation::Property::Rotation, input, out);
     }
     b.root.push(json::Animation {
         extensions: None,
@@ -168,9 +149,9 @@ pub fn push(
             "rotation_samples_per_frame": steps,
             "euler": match pose.euler { EulerOrder::Xyz => "R = Rz*Ry*Rx", EulerOrder::Zyx => "R = Rx*Ry*Rz" },
         })),
-        channels,
+        channels: tracks.channels,
         name: Some(if name.is_empty() { format!("slot{slot}") } else { name }),
-        samplers,
+        samplers: tracks.samplers,
     });
     Ok(())
 }

@@ -146,6 +146,38 @@ impl Builder {
     }
 }
 
+/// The channels and samplers of one animation being built.
+#[derive(Default)]
+pub struct Tracks {
+    pub channels: Vec<json::animation::Channel>,
+    pub samplers: Vec<json::animation::Sampler>,
+}
+
+impl Tracks {
+    /// A LINEAR sampler from key times `input` to values `output`, driving `path` of `node`.
+    pub fn linear(
+        &mut self,
+        node: json::Index<json::Node>,
+        path: json::animation::Property,
+        input: json::Index<json::Accessor>,
+        output: json::Index<json::Accessor>,
+    ) {
+        self.samplers.push(json::animation::Sampler {
+            input,
+            interpolation: Valid(json::animation::Interpolation::Linear),
+            output,
+            extensions: None,
+            extras: Default::default(),
+        });
+        self.channels.push(json::animation::Channel {
+            sampler: json::Index::new(self.samplers.len() as u32 - 1),
+            target: json::animation::Target { node, path: Valid(path), extensions: None, extras: Default::default() },
+            extensions: None,
+            extras: Default::default(),
+        });
+    }
+}
+
 /// A JSON value as glTF `extras` (serialising a `serde_json::Value` cannot fail).
 pub fn extras(v: serde_json::Value) -> json::Extras {
     serde_json::value::to_raw_value(&v).ok()

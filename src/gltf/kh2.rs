@@ -15,7 +15,7 @@
 //! * The loop points (FrameStart, FrameEnd, FrameReturn, fps) and the motion kind go to the
 //!   animation's `extras`.
 
-use super::buffer::{extras, Builder};
+use super::buffer::{extras, Builder, Tracks};
 use super::{trs_node, Export, GltfError};
 use crate::kh2::eval::{local_matrix, Evaluator, GFR};
 use crate::kh2::motion::RawMotion;
@@ -41,8 +41,7 @@ fn push_trs(
     node: json::Index<json::Node>,
     times: json::Index<json::Accessor>,
     values: &[(Vec3, Quat, Vec3)],
-    channels: &mut Vec<json::animation::Channel>,
-    samplers: &mut Vec<json::animation::Sampler>,
+    tracks: &mut Tracks,
 ) {
     let t: Vec<[f32; 3]> = values.iter().map(|v| v.0.to_array()).collect();
     let mut prev = Quat::IDENTITY;
@@ -62,19 +61,7 @@ fn push_trs(
         (Property::Scale, b.accessor(&s, None, None, false)),
     ];
     for (path, output) in outs {
-        samplers.push(json::animation::Sampler {
-            input: times,
-            interpolation: Valid(json::animation::Interpolation::Linear),
-            output,
-            extensions: None,
-            extras: Default::default(),
-        });
-        channels.push(json::animation::Channel {
-            sampler: json::Index::new(samplers.len() as u32 - 1),
-            target: json::animation::Target { node, path: Valid(path), extensions: None, extras: Default::default() },
-            extensions: None,
-            extras: Default::default(),
-        });
+        tracks.linear(node, path, times, output);
     }
 }
 
@@ -138,7 +125,7 @@ pub fn export(
         }
         let times_s: Vec<f32> = (0..=ticks).map(|t| t as f32 / GFR).collect();
         let times = b.times(&times_s);
-        let (mut channels, mut samplers) = (Vec::new(), Vec::new());
+        let mut tracks = Tracks::default();
         let kind = match motion {
             Motion::Interpolated(m) => {
                 let ev = Evaluator::new(m, Some(skeleton)).map_err(|e| bad(format!("motion {mname}: {e}")))?;
@@ -160,10 +147,10 @@ pub fn export(
                 let per_tick: Vec<Vec<[f32; 9]>> = (0..=ticks).map(|t| ev.channels(t as f32)).collect();
                 for j in 0..parents.len() {
                     let v: Vec<_> = per_tick.iter().map(|c| trs(&c[j], ignore_scale)).collect();
-                    push_trs(&mut b, node(j), times, &v, &mut channels, &mut samplers);
+                    push_trs(&mut b, node(j), times, &v, &mut tracks);
                 }
                 let v: Vec<_> = (0..=ticks).map(|t| trs(&ev.root_channels(t as f32), false)).collect();
-                push_trs(&mut b, root, times, &v, &mut channels, &mut samplers);
+                push_trs(&mut b, root, times, &v, &mut tracks);
                 "interpolated"
             }
             Motion::Raw(r) => {
@@ -179,7 +166,7 @@ pub fn export(
                 })?;
                 for (j, &node) in bones.iter().enumerate() {
                     let v: Vec<_> = per_tick.iter().map(|l| l[j]).collect();
-                    push_trs(&mut b, node, times, &v, &mut channels, &mut samplers);
+                    push_trs(&mut b, node, times, &v, &mut tracks);
                 }
                 "raw"
             }
@@ -194,9 +181,9 @@ pub fn export(
                 "fps": fd.fps,
                 "ticks_per_second": GFR,
             })),
-            channels,
+            channels: tracks.channels,
             name: Some(mname.clone()),
-            samplers,
+            samplers: tracks.samplers,
         });
     }
     let scene = b.root.push(json::Scene {
