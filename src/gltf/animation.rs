@@ -25,7 +25,6 @@ use crate::pam::{Animation, ChannelKind, Keys};
 use crate::pmo::Skeleton;
 use glam::Quat;
 use gltf::json;
-use json::validation::Checked::Valid;
 use serde_json::json;
 
 /// Key frames of the channels `kinds` of `bone`: the union of their stored keys (frame 0 alone

@@ -23,7 +23,6 @@ use crate::kh2::{Motion, Skeleton};
 use glam::{Quat, Vec3};
 use gltf::json;
 use json::animation::Property;
-use json::validation::Checked::Valid;
 use serde_json::json;
 
 /// Largest motion length sampled, in ticks (over 15 minutes at 60 Hz).
