@@ -164,6 +164,7 @@ impl DrawContext {
     /// [`TransformState::id`]); ids come from this context only, so no state is shared.
     pub(crate) fn decode_transform(&mut self, gs: &GeState, vtype: &VertexType) -> TransformState {
         let mut ts = TransformState::decode(&gs.regs, &gs.mats, vtype, self.model.rsqrt_rule());
+        ts.snap = self.model.screen_snap();
         self.transform_ids += 1;
         ts.id = self.transform_ids;
         ts
@@ -185,7 +186,7 @@ impl DrawContext {
         let decoded = vertex::decode_draw(mem, &layout, gs.vaddr, gs.iaddr, count, &params, &mut self.persist)?;
         // Texcoords are only read (and remembered) while texturing outside clear mode
         // [PP `TransformUnit::ReadVertex`].
-        if !gs.regs.enabled(op::TEXTUREMAPENABLE) || gs.regs.enabled(op::CLEARMODE) {
+        if !gs.regs.enabled(op::TEXTUREMAPENABLE) || gs.regs.clear_mode().is_some() {
             self.persist.uv = saved_uv;
         }
         gs.vaddr = decoded.vaddr;
