@@ -71,6 +71,8 @@ pub struct DrawState {
     /// Depth write on or a depth test other than ALWAYS (rectangle detection).
     pub depth_matters: bool,
     pub antialias: bool,
+    /// The model's rasterizer arithmetic.
+    pub raster: raster::RasterRule,
     /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
     /// [PP `BinManager.cpp` scissor setup].
     pub scissor: ClipRect,
@@ -128,6 +130,7 @@ impl DrawState {
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
             depth_matters,
             antialias: regs.enabled(op::ANTIALIASENABLE),
+            raster: raster::RasterRule::Ppsspp,
             texture,
             scissor,
             trace: None,
@@ -396,6 +399,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         RasterSetup::new(st.scissor, !st.through, st.texture.is_some()).with_band(tile.y0, tile.y0 + tile.rows - 1);
     setup.flat_shading = st.flat;
     setup.antialias_lines = st.antialias;
+    setup.rule = st.raster;
     if let Some((x, y)) = st.trace {
         if tile.y0 <= y && y < tile.y0 + tile.rows {
             eprintln!("trace draw {} shape {:?}", st.draw, p.shape);

@@ -79,6 +79,33 @@ impl ClipRect {
     }
 }
 
+/// The rasterizer arithmetic of a draw, chosen once per draw by the GE model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RasterRule {
+    /// The PSP: triangles sample at the pixel centre (8/16), interpolated colours are
+    /// truncated, and a line lights the pixels whose centre its major axis crosses
+    /// (see [`RasterRule::sample_offset`], [`line`]).
+    #[default]
+    Hardware,
+    /// PPSSPP's software renderer on x86-64: samples at 7/16, colours rounded half to even
+    /// by `cvtps2dq`, `DrawLine`'s DDA.
+    Ppsspp,
+}
+
+impl RasterRule {
+    /// Where a triangle samples a pixel, in 1/16 px from its top-left corner.
+    /// Hardware: the centre [HW primitives-continue: the second triangle of a strip
+    /// (250,10)-(250,50)-(210,50) lights the pixels (229,30)..(210,49) whose centres lie
+    /// exactly on its left edge x + y = 260; at 7/16 they fall outside]. PPSSPP: 7/16
+    /// [PP `Rasterizer.cpp` `TriangleEdge::Start` `centerOff`].
+    pub fn sample_offset(self) -> i32 {
+        match self {
+            RasterRule::Hardware => 8,
+            RasterRule::Ppsspp => 7,
+        }
+    }
+}
+
 /// Per-draw rasterizer state (decoded once per draw by the caller).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RasterSetup {
@@ -103,12 +130,16 @@ pub struct RasterSetup {
     /// ANTIALIASENABLE for lines: PPSSPP forces alpha 0x7F and derives s, t from the pixel
     /// position [PP `DrawLine`].
     pub antialias_lines: bool,
+    /// The model's arithmetic.
+    pub rule: RasterRule,
 }
 
 impl RasterSetup {
-    /// Setup with no band restriction, Gouraud shading and antialiasing off.
+    /// Setup with no band restriction, Gouraud shading, antialiasing off and PPSSPP's
+    /// arithmetic ([`RasterSetup::with_rule`] picks another).
     pub fn new(clip: ClipRect, perspective: bool, textured: bool) -> RasterSetup {
         RasterSetup {
+            rule: RasterRule::Ppsspp,
             clip,
             band_y0: i32::MIN,
             band_y1: i32::MAX,
@@ -117,6 +148,11 @@ impl RasterSetup {
             flat_shading: false,
             antialias_lines: false,
         }
+    }
+
+    /// The same setup with the arithmetic of `rule`.
+    pub fn with_rule(self, rule: RasterRule) -> RasterSetup {
+        RasterSetup { rule, ..self }
     }
 
     /// The same setup restricted to rows `y0..=y1`.
@@ -221,6 +257,17 @@ fn depth_u16(z: i32) -> u16 {
 #[inline]
 fn vertex_depth(z: f32) -> u16 {
     z as u16
+}
+
+/// `floor(num / den)` for `den > 0` (0 otherwise): the hardware's truncated
+/// interpolation of an exact ratio.
+#[inline]
+fn floor_div(num: i64, den: i64) -> i64 {
+    if den > 0 {
+        num.div_euclid(den)
+    } else {
+        0
+    }
 }
 
 #[inline]

@@ -609,3 +609,73 @@ fn zero_area_triangle_gives_indefinite_colour_and_depth() {
     let f = frags(|e| triangle_culled(&[a, b, c], Cull::Off, &transform, e));
     assert!(!f.is_empty() && f.iter().all(|fr| fr.z == 300 && fr.color0_indefinite == 0xF));
 }
+
+// Hardware rules ([`RasterRule::Hardware`]); expected values read off the real-PSP
+// screenshots in `conformance/hardware` (ge/src/raster.rs module docs).
+
+fn hw_setup() -> RasterSetup {
+    RasterSetup::new(BIG, false, false).with_rule(RasterRule::Hardware)
+}
+
+#[test]
+fn hardware_samples_pixel_centres_on_anti_diagonal_edges() {
+    // [HW primitives-continue] strip (210,10),(250,10),(250,50),(210,50): its second
+    // triangle lights (229,30)..(210,49), whose centres lie on the edge x + y = 260.
+    let v = [px(250, 10), px(250, 50), px(210, 50)];
+    let hw = tri(v, &hw_setup());
+    for y in 30..50 {
+        assert!(hw.contains_key(&(259 - y, y)), "row {y}");
+        assert!(!hw.contains_key(&(258 - y, y)), "row {y}");
+    }
+    // PPSSPP samples at 7/16: those centres fall just outside.
+    let pp = tri(v, &RasterSetup::new(BIG, false, false));
+    assert!(!pp.contains_key(&(229, 30)) && pp.contains_key(&(230, 30)));
+    // The box still covers exactly 1600 pixels once.
+    let mut m = tri([px(210, 10), px(250, 10), px(250, 50)], &hw_setup());
+    for (k, c) in tri([px(210, 10), px(250, 50), px(210, 50)], &hw_setup()) {
+        *m.entry(k).or_insert(0) += c;
+    }
+    assert_eq!(m.len(), 1600);
+    assert!(m.values().all(|&c| c == 1));
+}
+
+#[test]
+fn hardware_truncates_interpolated_colours() {
+    // [HW primitives-immediate] fan (260,10),(300,10),(300,50),(260,50), green 255 at the
+    // top and 127 at the bottom: rows 10, 11, 13, 16 read 253, 250, 243, 234
+    // (⌊255 − 3.2·(y − 9.5)⌋); rounding would give 254, 250, 244, 234.
+    let mut v = [px(260, 10), px(300, 10), px(300, 50)];
+    for (c, g) in v.iter_mut().zip([255, 255, 127]) {
+        c.color0 = [0, g, 255, 255];
+    }
+    let f = frags(|e| triangle_culled(&v, Cull::Off, &hw_setup(), e));
+    let green = |y: i32| f.iter().find(|f| f.x == 299 && f.y == y).map(|f| f.color0[1]);
+    assert_eq!([green(10), green(11), green(13), green(16)], [Some(253), Some(250), Some(243), Some(234)]);
+    // The constant channels stay exact.
+    assert!(f.iter().all(|f| f.color0[2] == 255 && f.color0[3] == 255));
+}
+
+#[test]
+fn hardware_line_lights_the_centres_it_crosses() {
+    // [HW primitives-lines] (9.375, 19.125) → (11.25, 19.125) lights 9 and 10 (the DDA
+    // lights only 9).
+    let (a, b) = (sv(150, 306), sv(180, 306));
+    let hw_px = |a, b| {
+        let mut v: Vec<_> = count(|e| line(&[a, b], &hw_setup(), e)).into_keys().collect();
+        v.sort();
+        v
+    };
+    assert_eq!(hw_px(a, b), vec![(9, 19), (10, 19)]);
+    assert_eq!(count(|e| line(&[a, b], &RasterSetup::new(BIG, false, false), e)).len(), 1);
+    // Integer ends: 14 → 16 lights 14, 15 either way round [HW primitives-lines].
+    assert_eq!(hw_px(px(14, 10), px(16, 10)), vec![(14, 10), (15, 10)]);
+    assert_eq!(hw_px(px(16, 10), px(14, 10)), vec![(14, 10), (15, 10)]);
+    // [HW primitives-bezier lines patch] leftwards from (185, 36) to the centre
+    // (177.5, 40) includes the end pixel, on row 40.
+    let d = hw_px(sv(2960, 576), sv(2840, 640));
+    assert_eq!(d.first(), Some(&(177, 40)));
+    assert_eq!(d.len(), 8);
+    // A y-major segment from (177.5, 10) to (170, 22.4375): row 12 at x = ⌊175.99⌋.
+    let d = hw_px(sv(2840, 160), sv(2720, 359));
+    assert!(d.contains(&(175, 12)) && !d.contains(&(176, 12)));
+}
