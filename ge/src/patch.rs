@@ -4,10 +4,10 @@
 //! [`TessellationRule::Ppsspp`] reproduces PPSSPP's software tessellator (the reference
 //! for the synthetic conformance scenes); [`TessellationRule::Hardware`] differs from it in
 //! two measured ways: spline knots are the textbook clamped/uniform B-spline (PPSSPP's
-//! divisors bend 4-point open splines away from the Bézier the PSP draws), and colours are
-//! weighed on a 0..=256 scale [HW primitives-spline: PPSSPP's MSE 161.7 → 0.019 with both
-//! rules and the hardware raster rule; primitives-bezier 21.6 → 0.011, coverage exact,
-//! every remaining pixel off by one colour step]. guess: the PSP's other arithmetic
+//! divisors bend 4-point open splines away from the Bézier the PSP draws), and evaluated
+//! colours are rounded up [HW primitives-spline: PPSSPP's MSE 161.7 → 0.0013 with both
+//! rules and the hardware raster rule; primitives-bezier 21.6 → 0.00004, coverage exact,
+//! the remaining pixels off by one colour step]. guess: the PSP's other arithmetic
 //! (positions, texcoords, normals) is modelled by PPSSPP's float evaluation.
 //!
 //! * [`PatchParams::decode`] reads the draw command and the PATCH* registers once.
@@ -62,8 +62,8 @@ pub enum PatchKind {
 /// How the surface is evaluated: the PSP's rules or PPSSPP's tessellator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TessellationRule {
-    /// The PSP: textbook B-spline knots ([`spline_weights_exact`]) and colours weighted on
-    /// a 0..=256 scale ([`TessellationRule::unit`], [`TessellationRule::color`]).
+    /// The PSP: textbook B-spline knots ([`spline_weights_exact`]) and colours rounded up
+    /// ([`TessellationRule::color`]).
     #[default]
     Hardware,
     /// PPSSPP's `SplineCommon.cpp`: its knot divisors, colours in 0..1 rounded half to even.
@@ -71,27 +71,27 @@ pub enum TessellationRule {
 }
 
 impl TessellationRule {
-    /// A control colour channel as the evaluator weighs it.
-    /// Hardware: `c + (c >> 7)` on a 0..=256 scale [HW primitives-bezier points patch:
-    /// green 0, 255, 255, 255 down the control rows gives 148, 224, 252 at v = ¼, ½, ¾,
-    /// i.e. 256·(1 − (1 − v)³) = 148, 224, 252 exactly, where 255· gives 147.4, 223.1, 251.0].
-    /// PPSSPP: `c · (1/255)` [PP `Vec4<float>::FromRGBA`].
+    /// A control colour channel as the evaluator weighs it: the byte itself (Hardware) or
+    /// `c · (1/255)` [PP `Vec4<float>::FromRGBA`].
     fn unit(self, c: u8) -> f32 {
         match self {
-            TessellationRule::Hardware => f32::from(u16::from(c) + u16::from(c >> 7)) * (1.0 / 256.0),
+            TessellationRule::Hardware => f32::from(c),
             TessellationRule::Ppsspp => u8_to_unit(c),
         }
     }
 
-    /// An evaluated colour channel back to a byte. Hardware: `⌊256·x + ½⌋` clamped to
-    /// 0..=255 [HW primitives-bezier inds16 patch: control rows 0, 0, 119, 119 must give
-    /// the v = ¼ vertex 19 (exact 18.59) for row 52 to read 10 after Gouraud; truncation
-    /// leaves 1 090 more pixels off by one in the two patch tests]. guess: half-way cases.
-    /// PPSSPP: [`unit_to_u8`].
+    /// An evaluated colour channel back to a byte. Hardware: rounded up, `⌈Σ wᵢ·cᵢ⌉`
+    /// clamped to 0..=255 (a weight of exactly 1 returns the control byte untouched)
+    /// [HW primitives-bezier points patch: green 0, 255, 255, 255 down the control rows
+    /// reads 148, 224, 252 at v = ¼, ½, ¾, where the exact values are 147.4, 223.1, 251.0;
+    /// inds16 patch: control rows 0, 0, 119, 119 need the v = ¼ vertex at 19 (exact 18.6)
+    /// and rows 255, 255, 119, 119 need 234 (exact 233.75) for the Gouraud rows between
+    /// them to match; rounding to nearest leaves 3 619 pixels of primitives-bezier off by
+    /// one, rounding up 15]. PPSSPP: [`unit_to_u8`].
     fn color(self, x: f32) -> u8 {
         match self {
             TessellationRule::Hardware => {
-                let v = (x * 256.0 + 0.5).floor();
+                let v = x.ceil();
                 if v.is_nan() {
                     0
                 } else {

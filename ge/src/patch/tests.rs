@@ -396,16 +396,16 @@ fn hardware_spline_knots_follow_the_edge_types() {
 }
 
 #[test]
-fn hardware_colours_weigh_on_a_256_scale() {
+fn hardware_colours_round_up() {
     // [HW primitives-bezier points patch] green 0, 255, 255, 255 down the control rows
-    // reads 148, 224, 252 at v = 1/4, 1/2, 3/4 (255-scale: 147.4, 223.1, 251.0).
+    // reads 148, 224, 252 at v = 1/4, 1/2, 3/4 (exact: 147.4, 223.1, 251.0).
     let c = grid(4, 4, |_, j| Vertex { color: [255, if j == 0 { 0 } else { 255 }, 0, 255], ..at([0.0; 3]) });
     let mut p = hw(params(PatchKind::Bezier, 4, 4, 1, 4));
     p.has_color = true;
     let t = tessellate(&p, &c);
     let green: Vec<u8> = t.vertices.iter().step_by(2).map(|v| v.color[1]).collect();
     assert_eq!(green, vec![0, 148, 224, 252, 255]);
-    // The other channels stay exact (255 on the 256 scale is clamped back to 255).
+    // Constant channels stay exact.
     assert!(t.vertices.iter().all(|v| v.color[0] == 255 && v.color[2] == 0 && v.color[3] == 255));
     p.rule = TessellationRule::Ppsspp;
     let pp: Vec<u8> = tessellate(&p, &c).vertices.iter().step_by(2).map(|v| v.color[1]).collect();

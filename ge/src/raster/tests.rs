@@ -642,17 +642,30 @@ fn hardware_samples_pixel_centres_on_anti_diagonal_edges() {
 #[test]
 fn hardware_truncates_interpolated_colours() {
     // [HW primitives-immediate] fan (260,10),(300,10),(300,50),(260,50), green 255 at the
-    // top and 127 at the bottom: rows 10, 11, 13, 16 read 253, 250, 243, 234
-    // (⌊255 − 3.2·(y − 9.5)⌋); rounding would give 254, 250, 244, 234.
-    let mut v = [px(260, 10), px(300, 10), px(300, 50)];
-    for (c, g) in v.iter_mut().zip([255, 255, 127]) {
-        c.color0 = [0, g, 255, 255];
+    // top and 127 at the bottom: rows 10–13 and 16 read 253, 250, 246, 243, 234
+    // (255 − 3.2·(y − 9.5) truncated, the exact 247 of row 12 one less); PPSSPP's rounding
+    // gives 254, 250, 247, 244, 234.
+    let fan = [[px(260, 10), px(300, 10), px(300, 50)], [px(260, 10), px(300, 50), px(260, 50)]];
+    let greens = [[255, 255, 127], [255, 127, 127]];
+    for setup in [hw_setup(), RasterSetup::new(BIG, false, false)] {
+        let mut f = Vec::new();
+        for (mut v, g) in fan.into_iter().zip(greens) {
+            for (c, g) in v.iter_mut().zip(g) {
+                c.color0 = [0, g, 255, 255];
+            }
+            f.extend(frags(|e| triangle_culled(&v, Cull::Off, &setup, e)));
+        }
+        assert_eq!(f.len(), 1600);
+        let rows = [10, 11, 12, 13, 16];
+        for x in [260, 279, 299] {
+            let green = rows.map(|y| f.iter().find(|f| f.x == x && f.y == y).map_or(0, |f| f.color0[1]));
+            let expect =
+                if setup.rule == RasterRule::Hardware { [253, 250, 246, 243, 234] } else { [254, 250, 247, 244, 234] };
+            assert_eq!(green, expect, "column {x}");
+        }
+        // The constant channels stay exact.
+        assert!(f.iter().all(|f| f.color0[2] == 255 && f.color0[3] == 255));
     }
-    let f = frags(|e| triangle_culled(&v, Cull::Off, &hw_setup(), e));
-    let green = |y: i32| f.iter().find(|f| f.x == 299 && f.y == y).map(|f| f.color0[1]);
-    assert_eq!([green(10), green(11), green(13), green(16)], [Some(253), Some(250), Some(243), Some(234)]);
-    // The constant channels stay exact.
-    assert!(f.iter().all(|f| f.color0[2] == 255 && f.color0[3] == 255));
 }
 
 #[test]

@@ -14,14 +14,21 @@
 //!   rounded half-to-even (`cvtps2dq`), depth is taken exactly from v2 when all three
 //!   vertices share it [PP `Interpolate`, `Vec4::Cast`].
 //! * [`RasterRule::Hardware`] instead truncates the exact barycentric colour
-//!   `⌊Σ wᵢ·cᵢ / Σ w⌋` (integer weights, no float rounding) [HW triangle-triangle: of the
-//!   13 251 channel values inside its rotated RGB triangle, 94.7 % equal the truncated exact
-//!   value at the pixel centre, 50 % the rounded one; HW primitives-immediate: a vertical
-//!   gradient 255 → 127 over 40 rows reads 253, 250, 246, ... = ⌊255 − 3.2·(y − 9.5)⌋].
-//!   guess: where the exact value is an integer the PSP sometimes gives one less (8 rows of
-//!   that gradient), which points at fixed-point gradients the data cannot pin down; the
-//!   secondary colour follows the primary's rule and depth, fog and texture coordinates
-//!   keep PPSSPP's arithmetic (no hardware data separates them).
+//!   `⌊Σ wᵢ·cᵢ / Σ w⌋` (integer weights, no float rounding), per channel, a channel equal
+//!   at all three vertices staying exact. When that value is an exact integer the PSP
+//!   gives one less if the sample lies right of or below the triangle's leftmost (then
+//!   topmost) vertex along a direction in which the channel changes: the behaviour of a
+//!   plane `c + gx·dx + gy·dy` evaluated from that vertex with gradients rounded down.
+//!   [HW triangle-triangle: of the 13 251 channel values inside its rotated RGB triangle
+//!   94.7 % equal the truncated value at the pixel centre, 50 % the rounded one;
+//!   HW primitives-immediate: a fan from green 255 (top) to 127 (bottom) reads 253, 250,
+//!   246, 243 … on rows 10–13, the exact value 247 on row 12 giving 246; HW
+//!   primitives-bezier: on a row where the exact value is 229.0 the quads' upper-left
+//!   triangles read 228 and the lower-right ones 229 (their leftmost vertex lies below
+//!   the row); with this rule primitives-immediate matches exactly and primitives-bezier
+//!   to 15 pixels.] guess: which vertex the plane starts from, and that the secondary
+//!   colour follows the primary's rule; depth, fog and texture coordinates keep PPSSPP's
+//!   arithmetic (no hardware data separates them).
 
 use super::{
     clamp_fog, clamp_u8, cvt_round, depth_u16, floor_div, screen_range, vertex_depth, RasterRule, RasterSetup,
@@ -157,6 +164,9 @@ struct Tri {
     c0_int: [[u8; 4]; 3],
     c1_int: [[u8; 3]; 3],
     rule: RasterRule,
+    /// Vertex positions in 1/16 px (the hardware colour rule's reference).
+    pos: [(i32, i32); 3],
+    base: (i32, i32),
     c1: [[f32; 3]; 3],
     c1_flat: Option<[u8; 3]>,
     fog: [f32; 3],
@@ -190,6 +200,8 @@ impl Tri {
             c0_int: [v[0].color0, v[1].color0, v[2].color0],
             c1_int: [v[0].color1, v[1].color1, v[2].color1],
             rule: setup.rule,
+            pos: [p(0), p(1), p(2)],
+            base: [p(0), p(1), p(2)].into_iter().min().unwrap_or_default(),
             c0_flat: (setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0))
                 .then_some(v[2].color0),
             c1: [f3(v[0].color1), f3(v[1].color1), f3(v[2].color1)],
@@ -280,6 +292,28 @@ impl Tri {
         }
     }
 
+    /// [`RasterRule::Hardware`]'s colour: the exact plane value at the sample, truncated;
+    /// an exact integer is one less when the sample lies right of / below the first vertex
+    /// along a non-zero gradient (module docs).
+    fn hw_color(&self, c: [u8; 3], w: [i64; 3], den: i64, d: (i64, i64)) -> u8 {
+        if c[0] == c[1] && c[1] == c[2] {
+            return c[0];
+        }
+        let num = w[0] * c[0] as i64 + w[1] * c[1] as i64 + w[2] * c[2] as i64;
+        let v = floor_div(num, den);
+        if den > 0 && num.rem_euclid(den) == 0 {
+            let [p0, p1, p2] = self.pos.map(|(x, y)| (x as i64, y as i64));
+            let (c0, c1, c2) = (c[0] as i64, c[1] as i64, c[2] as i64);
+            let gx = (c1 - c0) * (p2.1 - p0.1) - (c2 - c0) * (p1.1 - p0.1);
+            let gy = (c2 - c0) * (p1.0 - p0.0) - (c1 - c0) * (p2.0 - p0.0);
+            let drift = if gx != 0 { d.0 } else { 0 } + if gy != 0 { d.1 } else { 0 };
+            if drift > 0 {
+                return (v - 1).clamp(0, 255) as u8;
+            }
+        }
+        v.clamp(0, 255) as u8
+    }
+
     /// Interpolate every attribute for the four lanes of a quad.
     #[allow(clippy::too_many_arguments)]
     fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, textured: bool, persp: bool) -> Quad {
@@ -316,10 +350,13 @@ impl Tri {
             for l in 0..4 {
                 let wl = [w[0][l] as i64, w[1][l] as i64, w[2][l] as i64];
                 let den = wl[0] + wl[1] + wl[2];
-                let exact = |c: [u8; 3]| -> u8 {
-                    let num = wl[0] * c[0] as i64 + wl[1] * c[1] as i64 + wl[2] * c[2] as i64;
-                    floor_div(num, den).clamp(0, 255) as u8
-                };
+                // Sample position relative to the first vertex, in 1/16 px.
+                let o = self.rule.sample_offset();
+                let d = (
+                    (16 * (x + (l & 1) as i32) + o - self.base.0) as i64,
+                    (16 * (y + (l >> 1) as i32) + o - self.base.1) as i64,
+                );
+                let exact = |c: [u8; 3]| -> u8 { self.hw_color(c, wl, den, d) };
                 if self.c0_flat.is_none() {
                     c0[l] = std::array::from_fn(|ch| exact(self.c0_int.map(|c| c[ch])));
                 }
