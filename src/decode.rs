@@ -36,8 +36,10 @@ pub enum DecodeError {
     Pmo(#[from] PmoError),
     #[error(transparent)]
     Pmp(#[from] PmpError),
-    #[error("not a PMO or PMP file: magic {found:02x?} at offset 0x0")]
+    #[error("not a PMO or PMP file: magic {} at offset 0x0", crate::output::magic_text(found))]
     UnknownMagic { found: Vec<u8> },
+    #[error("section {section} does not exist: {}", crate::pmo::describe_lists(.lengths))]
+    NoSuchSection { section: usize, lengths: [usize; 2] },
 }
 
 /// Which sections to list and how to decode them.
@@ -322,6 +324,22 @@ fn section_text(o: &mut String, r: &SectionReport) {
 /// Parse `bytes` and render the listing (text or JSON).
 pub fn decode_file(bytes: &[u8], opts: &Options, json: bool) -> Result<String, DecodeError> {
     let parsed = Parsed::parse(bytes)?;
+    if let Some(section) = opts.section {
+        // The longest list of any model: a section index that no model has is a mistake.
+        let mut lengths = [0; 2];
+        for (_, pmo) in parsed.models() {
+            for (l, list) in pmo.meshes.iter().enumerate() {
+                lengths[l] = lengths[l].max(list.len());
+            }
+        }
+        let selected = match opts.list {
+            Some(l) => lengths[l.min(1)],
+            None => lengths[0].max(lengths[1]),
+        };
+        if section >= selected {
+            return Err(DecodeError::NoSuchSection { section, lengths });
+        }
+    }
     let reports = parsed.reports(opts);
     Ok(if json { write_json(parsed.kind(), &reports) } else { write_text(parsed.kind(), &reports) })
 }

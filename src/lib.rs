@@ -1,7 +1,9 @@
 //! The psprender application library: built-in GE scenes (demo and golden images).
 //! The command-line interface lives in `main.rs`.
 
+pub mod conformance;
 pub mod decode;
+pub mod output;
 pub mod pam;
 pub mod pmo;
 pub mod pmp;

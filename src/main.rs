@@ -31,6 +31,8 @@ enum Command {
     Replay(cli::replay::Args),
     /// Replay every dump in a directory against its reference image.
     Frametests(cli::frametests::Args),
+    /// Replay the readback pixel tests and compare their printed values with a real PSP's.
+    Conformance(cli::conformance::Args),
     /// Render a BBS model (.pmo) or map (.pmp) through the GE model to a PNG.
     Render(cli::render::Args),
     /// Record what `render` draws as a version-6 PPSSPP frame dump.
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
+        Command::Conformance(args) => cli::conformance::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::ExportDump(args) => cli::export_dump::run(args),
         Command::Pam(args) => cli::pam::run(args),
@@ -58,10 +61,27 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes joined by ": ", each cause once: a cause whose text the message
+/// already holds (a dependency's error that repeats its own source) is not printed again.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let msg = cause.to_string();
+        if msg.is_empty() || out.contains(&msg) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&msg);
+    }
+    out
 }
 
 fn init_tracing(verbose: u8) {

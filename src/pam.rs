@@ -46,7 +46,7 @@ pub const NARROW_MAX_FRAMES: u16 = 255;
 pub enum PamError {
     #[error("PAM truncated at offset {offset:#x}: {what} needs {need} bytes, {have} available")]
     Truncated { offset: usize, what: &'static str, need: usize, have: usize },
-    #[error("PAM bad magic at offset {offset:#x}: {found:02x?} (expected \"PAM\\0\")")]
+    #[error("PAM bad magic at offset {offset:#x}: {} (expected \"PAM\\0\")", crate::output::magic_text(found))]
     BadMagic { offset: usize, found: [u8; 4] },
     #[error(
         "PAM animation {index}: offset {value:#x} (entry at offset {offset:#x}) is out of range (file size {len:#x})"

@@ -51,11 +51,22 @@ pub const NO_JOINT: u32 = 0xFFFF;
 /// Joint table entry meaning "unused slot".
 pub const UNUSED_SLOT: u8 = 0xFF;
 
+/// "list 0 has 46 sections (0..=45), list 1 has 8 (0..=7)": the section numbering of both
+/// mesh lists, for errors about a section index.
+pub fn describe_lists(lengths: &[usize; 2]) -> String {
+    let one = |l: usize, n: usize| match n {
+        0 => format!("list {l} is empty"),
+        1 => format!("list {l} has 1 section (0)"),
+        n => format!("list {l} has {n} sections (0..={})", n - 1),
+    };
+    format!("{}, {}", one(0, lengths[0]), one(1, lengths[1]))
+}
+
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum PmoError {
     #[error("PMO truncated at offset {offset:#x}: {what} needs {need} bytes, {have} available")]
     Truncated { offset: usize, what: &'static str, need: usize, have: usize },
-    #[error("PMO bad magic at offset {offset:#x}: {found:02x?} (expected {expected:?})")]
+    #[error("PMO bad magic at offset {offset:#x}: {} (expected \"{expected}\")", crate::output::magic_text(found))]
     BadMagic { offset: usize, found: [u8; 4], expected: &'static str },
     #[error("PMO {what} at offset {offset:#x} is {value:#x}, out of range (file size {len:#x})")]
     OffsetOutOfRange { offset: usize, what: &'static str, value: u64, len: usize },
@@ -69,8 +80,8 @@ pub enum PmoError {
     VertexSize { offset: usize, size: u8, stride: u32, vtype: u32 },
     #[error("PMO section at offset {offset:#x}: strip lengths sum to {sum}, vertex count is {vertex_count}")]
     StripSum { offset: usize, sum: u32, vertex_count: u16 },
-    #[error("PMO texture {index} at offset {offset:#x}: {source}")]
-    Tim2 { offset: usize, index: usize, source: Tim2Error },
+    #[error("PMO texture {index} at offset {offset:#x}: {cause}")]
+    Tim2 { offset: usize, index: usize, cause: Tim2Error },
     #[error("PMO cannot be written: {what} (at offset {offset:#x})")]
     Unwritable { offset: usize, what: String },
 }
@@ -563,7 +574,7 @@ impl Pmo {
                         len: b.len(),
                     });
                 }
-                let (_, len) = Tim2::parse_at(b, o).map_err(|source| PmoError::Tim2 { offset: t, index: i, source })?;
+                let (_, len) = Tim2::parse_at(b, o).map_err(|cause| PmoError::Tim2 { offset: t, index: i, cause })?;
                 extent = extent.max(o + len);
                 Some(b[o..o + len].to_vec())
             } else {

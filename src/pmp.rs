@@ -22,16 +22,16 @@ pub const TEXTURE_RECORD_SIZE: usize = 0x20;
 pub enum PmpError {
     #[error("PMP truncated at offset {offset:#x}: {what} needs {need} bytes, {have} available")]
     Truncated { offset: usize, what: &'static str, need: usize, have: usize },
-    #[error("PMP bad magic at offset {offset:#x}: {found:02x?}")]
+    #[error("PMP bad magic at offset {offset:#x}: {} (expected \"PMP\\0\")", crate::output::magic_text(found))]
     BadMagic { offset: usize, found: [u8; 4] },
     #[error("PMP {what} at offset {offset:#x} is {value:#x}, out of range (file size {len:#x})")]
     OffsetOutOfRange { offset: usize, what: &'static str, value: u64, len: usize },
     #[error("PMP {what} at offset {offset:#x} is not {align}-byte aligned")]
     Misaligned { offset: usize, what: &'static str, align: u32 },
-    #[error("PMP object {object}: PMO at offset {base:#x}: {source} (PMO-relative offsets)")]
-    Pmo { object: usize, base: usize, source: PmoError },
-    #[error("PMP texture {index}: {source}")]
-    Tim2 { index: usize, source: Tim2Error },
+    #[error("PMP object {object}: PMO at offset {base:#x}: {cause} (PMO-relative offsets)")]
+    Pmo { object: usize, base: usize, cause: PmoError },
+    #[error("PMP texture {index}: {cause}")]
+    Tim2 { index: usize, cause: Tim2Error },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -126,10 +126,10 @@ impl Pmp {
         let mut models = Vec::with_capacity(offsets.len());
         for &off in &offsets {
             let object = objects.iter().position(|o| o.pmo_offset == off).unwrap();
-            let pmo = Pmo::parse_embedded(&b[off as usize..]).map_err(|source| PmpError::Pmo {
+            let pmo = Pmo::parse_embedded(&b[off as usize..]).map_err(|cause| PmpError::Pmo {
                 object,
                 base: off as usize,
-                source,
+                cause,
             })?;
             models.push((off, pmo));
         }
@@ -157,8 +157,7 @@ impl Pmp {
                     len: b.len(),
                 });
             }
-            let (tim2, _) =
-                Tim2::parse_at(b, tim2_offset as usize).map_err(|source| PmpError::Tim2 { index, source })?;
+            let (tim2, _) = Tim2::parse_at(b, tim2_offset as usize).map_err(|cause| PmpError::Tim2 { index, cause })?;
             textures.push(PmpTexture {
                 tim2_offset,
                 name: le::bytes::<12>(b, t + 4).unwrap(),
@@ -266,7 +265,7 @@ mod tests {
         let m1 = u32::from_le_bytes(b[pmo_at + 0x1C..pmo_at + 0x20].try_into().unwrap()) as usize;
         let e = parse(&|c| c[pmo_at + m1 + 2] = 1);
         assert!(
-            matches!(&e, PmpError::Pmo { object: 0, base, source: PmoError::TextureIdOutOfRange { .. } } if *base == pmo_at),
+            matches!(&e, PmpError::Pmo { object: 0, base, cause: PmoError::TextureIdOutOfRange { .. } } if *base == pmo_at),
             "{e}"
         );
         assert!(e.to_string().contains("offset 0x"), "{e}");

@@ -44,16 +44,28 @@ pub use camera::{DEFAULT_FOV, DEFAULT_PITCH};
 
 #[derive(Debug, Error)]
 pub enum SceneError {
-    #[error("texture {index} ({name}), TIM2 at file offset {offset:#x}: {source}")]
-    Tim2 { index: usize, name: String, offset: u32, source: crate::tim2::Tim2Error },
-    #[error("texture {index} ({name}), TIM2 at file offset {offset:#x}: {source}")]
-    Texture { index: usize, name: String, offset: u32, source: texture::TextureError },
+    #[error("texture {index} ({name}), TIM2 at file offset {offset:#x}: {cause}")]
+    Tim2 { index: usize, name: String, offset: u32, cause: crate::tim2::Tim2Error },
+    #[error("texture {index} ({name}), TIM2 at file offset {offset:#x}: {cause}")]
+    Texture { index: usize, name: String, offset: u32, cause: texture::TextureError },
     #[error("display list needs {bytes} bytes of commands, more than the {limit} reserved")]
     ListTooLong { bytes: usize, limit: u32 },
-    #[error("section {0} does not exist")]
-    NoSuchSection(usize),
+    #[error("section {section} does not exist: {}", crate::pmo::describe_lists(.lengths))]
+    NoSuchSection { section: usize, lengths: [usize; 2] },
     #[error("GE: {0}")]
-    Ge(#[from] ge::GeError),
+    Ge(ge::GeError),
+}
+
+// The GE error's text is part of `SceneError::Ge`'s message, so it is not also its source().
+impl From<ge::GeError> for SceneError {
+    fn from(e: ge::GeError) -> Self {
+        SceneError::Ge(e)
+    }
+}
+
+/// The longest mesh list `l` of any PMO of `model`.
+fn list_lengths(model: &Model, l: usize) -> usize {
+    model.pmos.iter().map(|p| p.meshes[l].len()).max().unwrap_or(0)
 }
 
 /// One PMO placed in the world.
@@ -86,12 +98,12 @@ impl Model {
                 }
                 Some(r) => {
                     let offset = t.tim2_offset;
-                    let tim2 = r.map_err(|source| SceneError::Tim2 { index, name: name.clone(), offset, source })?;
-                    let g = GeTexture::from_tim2(&tim2).map_err(|source| SceneError::Texture {
+                    let tim2 = r.map_err(|cause| SceneError::Tim2 { index, name: name.clone(), offset, cause })?;
+                    let g = GeTexture::from_tim2(&tim2).map_err(|cause| SceneError::Texture {
                         index,
                         name,
                         offset,
-                        source,
+                        cause,
                     })?;
                     Some(Arc::new(g))
                 }
@@ -109,11 +121,11 @@ impl Model {
     pub fn from_pmp(pmp: Pmp) -> Result<Model, SceneError> {
         let mut converted: Vec<Option<Arc<GeTexture>>> = Vec::new();
         for (index, t) in pmp.textures.iter().enumerate() {
-            let g = GeTexture::from_tim2(&t.tim2).map_err(|source| SceneError::Texture {
+            let g = GeTexture::from_tim2(&t.tim2).map_err(|cause| SceneError::Texture {
                 index,
                 name: t.name(),
                 offset: t.tim2_offset,
-                source,
+                cause,
             })?;
             converted.push(Some(Arc::new(g)));
         }
@@ -353,7 +365,8 @@ pub fn build_frame(
 ) -> Result<Frame, SceneError> {
     if let Some(n) = opts.section {
         if n >= model.list_len(opts.mesh_list) {
-            return Err(SceneError::NoSuchSection(n));
+            let lengths = [self::list_lengths(model, 0), self::list_lengths(model, 1)];
+            return Err(SceneError::NoSuchSection { section: n, lengths });
         }
     }
     let mut l = ListBuilder::new();

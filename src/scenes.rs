@@ -467,9 +467,9 @@ pub fn build(scene: &Scene) -> ListBuilder {
     l
 }
 
-/// Run a scene on a fresh GE with `threads` raster threads.
-pub fn run(scene: &Scene, threads: usize) -> anyhow::Result<Ge> {
-    let mut ge = Ge::new();
+/// Run a scene on a fresh GE of `model` with `threads` raster threads.
+pub fn run(scene: &Scene, threads: usize, model: ge::Model) -> anyhow::Result<Ge> {
+    let mut ge = Ge::with_model(model);
     ge.set_threads(threads);
     build(scene).run(&mut ge)?;
     Ok(ge)

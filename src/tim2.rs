@@ -22,7 +22,7 @@ pub const MAX_DIM: u16 = 4096;
 pub enum Tim2Error {
     #[error("TIM2 truncated at offset {offset:#x}: {what} needs {need} bytes, {have} available")]
     Truncated { offset: usize, what: &'static str, need: usize, have: usize },
-    #[error("TIM2 bad magic at offset {offset:#x}: {found:02x?} (expected \"TIM2\")")]
+    #[error("TIM2 bad magic at offset {offset:#x}: {} (expected \"TIM2\")", crate::output::magic_text(found))]
     BadMagic { offset: usize, found: [u8; 4] },
     #[error("TIM2 absurd {what} {value} at offset {offset:#x}")]
     Absurd { offset: usize, what: &'static str, value: u64 },

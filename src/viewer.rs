@@ -63,6 +63,8 @@ pub struct ViewerInput {
     pub camera: Camera,
     /// GE raster threads (`None`: all cores).
     pub threads: Option<usize>,
+    /// The GE model drawing the frames.
+    pub ge_model: ge::Model,
     /// Window title.
     pub title: String,
 }
@@ -100,21 +102,52 @@ pub struct ViewerStats {
 
 #[derive(Debug, Error)]
 pub enum ViewerError {
-    #[error("cannot open a window (no display? set DISPLAY): {0}")]
-    EventLoop(#[from] winit::error::EventLoopError),
+    #[error("no display: set DISPLAY to an X server (or run under Xvfb)")]
+    NoDisplay,
+    #[error("cannot open a window: {0}")]
+    EventLoop(String),
     #[error("creating the window: {0}")]
-    Window(#[from] winit::error::OsError),
+    Window(String),
     /// softbuffer's error holds a non-`Send` source, so only its message is kept.
     #[error("window pixel buffer: {0}")]
     Softbuffer(String),
     #[error("drawing the scene: {0}")]
-    Scene(#[from] crate::scene::SceneError),
-    #[error("saving {path}: {source}")]
-    Image { path: String, source: ge::display::ImageError },
+    Scene(crate::scene::SceneError),
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     #[error("the window ({width}x{height}) does not show the whole screen; cannot read it back")]
     ReadBack { width: u32, height: u32 },
     #[error("the window closed before {0} frames were drawn")]
     ClosedEarly(u32),
+}
+
+// Causes are kept as text in the message (each printed once); winit's own messages begin with
+// the source location of the library ("os error at /path/to/winit/...: "), which is noise for
+// a user and is cut off.
+fn winit_message(e: &dyn std::fmt::Display) -> String {
+    let s = e.to_string();
+    match s.strip_prefix("os error at ") {
+        Some(rest) => rest.split_once(": ").map_or(s.clone(), |(_, msg)| msg.to_string()),
+        None => s,
+    }
+}
+
+impl From<winit::error::EventLoopError> for ViewerError {
+    fn from(e: winit::error::EventLoopError) -> Self {
+        ViewerError::EventLoop(winit_message(&e))
+    }
+}
+
+impl From<winit::error::OsError> for ViewerError {
+    fn from(e: winit::error::OsError) -> Self {
+        ViewerError::Window(winit_message(&e))
+    }
+}
+
+impl From<crate::scene::SceneError> for ViewerError {
+    fn from(e: crate::scene::SceneError) -> Self {
+        ViewerError::Scene(e)
+    }
 }
 
 impl From<softbuffer::SoftBufferError> for ViewerError {

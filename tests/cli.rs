@@ -95,3 +95,56 @@ fn bad_dump_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("garbage.ppdmp") && err.contains("PPSSPPGE"), "{err}");
 }
+
+/// `frametests` replays each dump under the model that made its reference (the PSP for
+/// NAME.hardware.png, PPSSPP for NAME.ref.png and the synthetic NAME.png) unless `--model`
+/// forces one; `replay --compare` says which model it used.
+#[test]
+fn models_follow_the_reference_kind() {
+    let dir = tmp("models");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = clear_dump(0xFF20_4060).to_bytes();
+    let shot = tmp("models-ref.png");
+    std::fs::write(dir.join("psp.ppdmp"), &dump).unwrap();
+    let st = psprender().arg("replay").arg(dir.join("psp.ppdmp")).arg("-o").arg(&shot).status().unwrap();
+    assert!(st.success());
+    for (name, reference) in
+        [("psp", "psp.hardware.png"), ("game", "game.ref.png"), ("a_vertex_000001", "a_vertex_000001.png")]
+    {
+        std::fs::write(dir.join(format!("{name}.ppdmp")), &dump).unwrap();
+        std::fs::copy(&shot, dir.join(reference)).unwrap();
+    }
+    let out = psprender().arg("frametests").arg(&dir).arg("--json").output().unwrap();
+    assert!(out.status.success());
+    let json = String::from_utf8_lossy(&out.stdout);
+    for (name, model) in [("psp", "hardware"), ("game", "ppsspp"), ("a_vertex_000001", "ppsspp")] {
+        assert!(json.contains(&format!("\"name\":\"{name}\",\"family\":")), "{json}");
+        let at = json.find(&format!("\"name\":\"{name}\"")).unwrap();
+        assert!(json[at..].contains(&format!("\"model\":\"{model}\"")), "{name}: {json}");
+    }
+    assert!(
+        json.contains("\"models\":{\"hardware\":{\"tests\":1,\"exact\":1,\"pass\":1},\"ppsspp\":{\"tests\":2"),
+        "{json}"
+    );
+    let out = psprender().arg("frametests").arg(&dir).args(["--json", "--model", "hardware"]).output().unwrap();
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(json.contains("\"models\":{\"hardware\":{\"tests\":3,"), "{json}");
+    // replay: by reference name, or forced.
+    let replay = |reference: &str, extra: &[&str]| {
+        let out = psprender()
+            .arg("replay")
+            .arg(dir.join("psp.ppdmp"))
+            .arg("--compare")
+            .arg(dir.join(reference))
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    assert!(replay("psp.hardware.png", &[]).contains("hardware model"));
+    assert!(replay("game.ref.png", &[]).contains("ppsspp model"));
+    assert!(replay("game.ref.png", &["--model", "hardware"]).contains("hardware model"));
+    let out = psprender().arg("replay").arg(dir.join("psp.ppdmp")).args(["--model", "psp"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected \"hardware\" or \"ppsspp\""));
+}

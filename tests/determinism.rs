@@ -2,8 +2,8 @@
 
 use psprender::scenes;
 
-fn vram_after(list: &ge::list::ListBuilder, threads: usize) -> Vec<u8> {
-    let mut ge = ge::Ge::new();
+fn vram_after(list: &ge::list::ListBuilder, threads: usize, model: ge::Model) -> Vec<u8> {
+    let mut ge = ge::Ge::with_model(model);
     ge.set_threads(threads);
     list.run(&mut ge).expect("scene runs");
     ge.mem.vram().to_vec()
@@ -15,13 +15,16 @@ fn scenes_are_identical_for_1_and_n_threads() {
         scenes::SCENES.iter().map(|s| (s.name.to_string(), scenes::build(s))).collect();
     // Every synthetic PMO/PAM golden scene (scene builder output), the demo model among them.
     lists.extend(psprender::synth::goldens::golden_frames().into_iter().map(|(n, f)| (n, f.list)));
-    for (name, list) in &lists {
-        let one = vram_after(list, 1);
-        assert!(one.iter().any(|&b| b != 0), "{name}: nothing was drawn");
-        for threads in [2, 4, 7] {
-            assert!(one == vram_after(list, threads), "{name}: VRAM differs between 1 and {threads} threads");
+    for model in ge::Model::ALL {
+        for (name, list) in &lists {
+            let one = vram_after(list, 1, model);
+            assert!(one.iter().any(|&b| b != 0), "{name} ({model}): nothing was drawn");
+            for threads in [2, 4, 7] {
+                let n = vram_after(list, threads, model);
+                assert!(one == n, "{name} ({model}): VRAM differs between 1 and {threads} threads");
+            }
+            assert!(one == vram_after(list, 1, model), "{name} ({model}): VRAM differs between two 1-thread runs");
         }
-        assert!(one == vram_after(list, 1), "{name}: VRAM differs between two 1-thread runs");
     }
 }
 
@@ -35,19 +38,18 @@ fn frame_dumps_are_identical_for_1_and_2_threads() {
         ["15826-hot-pixel-ulus10298", "10914-sengoku-cannon-issue-dump", "17061-kidou-keisatsu-patlabor-uljs00026-bad2"]
     {
         let dump = ge::dump::Dump::open(dir.join("frametests").join(format!("{name}.zip"))).expect("dump opens");
-        let run = |threads| {
-            let mut ge = ge::Ge::new();
-            ge.set_threads(threads);
-            ge::dump::replay(&dump, &mut ge).expect("replays");
-            ge.mem.vram().to_vec()
-        };
-        assert!(run(1) == run(2), "{name}: VRAM differs between 1 and 2 threads");
+        for model in ge::Model::ALL {
+            let run = |threads| {
+                let mut ge = ge::Ge::with_model(model);
+                ge.set_threads(threads);
+                ge::dump::replay(&dump, &mut ge).expect("replays");
+                ge.mem.vram().to_vec()
+            };
+            assert!(run(1) == run(2), "{name} ({model}): VRAM differs between 1 and 2 threads");
+        }
     }
 }
 
 fn shared_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("PSPRENDER_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    dir.join("frametests").is_dir().then_some(dir)
+    psprender::shared::corpus("frametests").and_then(|p| p.parent().map(std::path::Path::to_path_buf))
 }

@@ -1,36 +1,34 @@
-//! Replays the shared corpora against their independent references (PPSSPP's software
-//! renderer for the real-game and synthetic dumps, a real PSP for the hardware set).
+//! Replays the shared corpora against their independent references under the model that
+//! made them: PPSSPP's software renderer for the real-game and synthetic dumps (PPSSPP
+//! model), a real PSP for the hardware set (hardware model, and the PPSSPP model, which
+//! must keep PPSSPP's own score).
 //!
 //! The corpora live beside the repository in `../shared` (or `$PSPRENDER_SHARED`); they
 //! are game and third-party data and never part of the repository. Without them these
 //! tests print a message and pass.
 
 use ge::display::{mse, Image};
+use ge::Model;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn shared_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PSPRENDER_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    if dir.join("frametests").is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: shared corpora not found at {} (set PSPRENDER_SHARED)", dir.display());
-        None
-    }
+    psprender::shared::corpus("frametests").and_then(|p| p.parent().map(Path::to_path_buf))
 }
 
-fn replay(path: &Path) -> Image {
+fn replay(path: &Path, model: Model) -> Image {
     let dump = ge::dump::Dump::open(path).unwrap_or_else(|e| panic!("{e}"));
-    let mut g = ge::Ge::new();
+    let mut g = ge::Ge::with_model(model);
     let disp = ge::dump::replay(&dump, &mut g).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     disp.capture(&g.mem)
 }
 
-fn score(dump: &Path, reference: &Path) -> f64 {
-    let r = Image::load(reference).unwrap_or_else(|e| panic!("{}: {e}", reference.display()));
-    mse(&replay(dump), &r)
+fn load(reference: &Path) -> Image {
+    Image::load(reference).unwrap_or_else(|e| panic!("{}: {e}", reference.display()))
+}
+
+fn score(dump: &Path, reference: &Path, model: Model) -> f64 {
+    mse(&replay(dump, model), &load(reference))
 }
 
 /// The five simplest real-game dumps pass PPSSPP's own frame-test limit.
@@ -46,7 +44,7 @@ fn five_simplest_frame_dumps_pass() {
         "17061-kidou-keisatsu-patlabor-uljs00026-bad2",
         "10914-sengoku-cannon-issue-dump",
     ] {
-        let m = score(&ft.join(format!("{name}.zip")), &ft.join(format!("{name}.ref.png")));
+        let m = score(&ft.join(format!("{name}.zip")), &ft.join(format!("{name}.ref.png")), Model::Ppsspp);
         eprintln!("{name}: MSE {m:.4}");
         if m > 0.1 {
             failures.push(format!("{name}: MSE {m:.4} > 0.1"));
@@ -72,7 +70,7 @@ fn all_frame_dumps_replay() {
     let (mut exact, mut pass) = (0, 0);
     for d in dumps_in(&ft, "zip") {
         let stem = d.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let m = score(&d, &ft.join(format!("{stem}.ref.png")));
+        let m = score(&d, &ft.join(format!("{stem}.ref.png")), Model::Ppsspp);
         eprintln!("{stem:58} MSE {m:10.4}");
         exact += usize::from(m == 0.0);
         pass += usize::from(m <= 0.1);
@@ -81,8 +79,9 @@ fn all_frame_dumps_replay() {
     assert!(exact >= 13 && pass >= 20, "regression: {exact} exact, {pass} <= 0.1");
 }
 
-/// The conformance corpora: per-family counts at MSE 0 (printed), with a floor so a
-/// regression fails. Hardware dumps compare with the real PSP's screenshots.
+/// The conformance corpora under the PPSSPP model: per-family counts at MSE 0 (printed),
+/// with a floor so a regression fails. Hardware dumps compare with the real PSP's
+/// screenshots, where the PPSSPP model keeps PPSSPP's own 15 exact matches.
 #[test]
 fn conformance_families() {
     let Some(dir) = shared_dir() else { return };
@@ -91,7 +90,7 @@ fn conformance_families() {
     for d in dumps_in(&synth, "ppdmp") {
         let stem = d.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
         let fam = stem.rsplit_once('_').map(|(f, _)| f.to_string()).unwrap_or_default();
-        let m = score(&d, &synth.join(format!("{stem}.png")));
+        let m = score(&d, &synth.join(format!("{stem}.png")), Model::Ppsspp);
         let e = families.entry(fam).or_default();
         e.0 += usize::from(m == 0.0);
         e.1 += 1;
@@ -99,7 +98,7 @@ fn conformance_families() {
     let hw = dir.join("conformance/hardware");
     for d in dumps_in(&hw, "ppdmp") {
         let stem = d.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let m = score(&d, &hw.join(format!("{stem}.hardware.png")));
+        let m = score(&d, &hw.join(format!("{stem}.hardware.png")), Model::Ppsspp);
         let e = families.entry("hardware".into()).or_default();
         e.0 += usize::from(m == 0.0);
         e.1 += 1;
@@ -120,4 +119,51 @@ fn conformance_families() {
         let got = families.get(f).map_or(0, |e| e.0);
         assert!(got >= min, "{f}: {got} scenes at MSE 0, fewer than {min}");
     }
+}
+
+/// PPSSPP's MSE against the PSP per test, from the table in the hardware corpus's README
+/// (column "PPSSPP MSE", rounded to 4 decimals).
+fn readme_ppsspp_mse(hw: &Path) -> BTreeMap<String, f64> {
+    let text = std::fs::read_to_string(hw.join("README.md")).unwrap_or_default();
+    let mut m = BTreeMap::new();
+    for line in text.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // | test | what it draws | dump bytes | replay = live | PPSSPP MSE | px | notes |
+        if let (Some(name), Some(Ok(v))) = (cells.get(1), cells.get(5).map(|c| c.parse::<f64>())) {
+            m.insert(name.to_string(), v);
+        }
+    }
+    m
+}
+
+/// The hardware model against the real PSP: never worse than PPSSPP on any screenshot.
+/// PPSSPP's MSE is measured from its own screenshot in the corpus (`NAME.ppsspp.png`) and
+/// checked against the README's table, so the bound is PPSSPP's, not ours.
+#[test]
+fn hardware_model_never_worse_than_ppsspp() {
+    let Some(dir) = shared_dir() else { return };
+    let hw = dir.join("conformance/hardware");
+    let table = readme_ppsspp_mse(&hw);
+    let (mut exact, mut n, mut failures) = (0, 0, Vec::new());
+    for d in dumps_in(&hw, "ppdmp") {
+        let stem = d.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let psp = load(&hw.join(format!("{stem}.hardware.png")));
+        let ppsspp = mse(&load(&hw.join(format!("{stem}.ppsspp.png"))), &psp);
+        let quoted = table.get(&stem).copied();
+        assert!(
+            quoted.is_some_and(|q| (q - ppsspp).abs() <= 5e-5),
+            "{stem}: PPSSPP's screenshot scores {ppsspp}, the README says {quoted:?}"
+        );
+        let ours = mse(&replay(&d, Model::Hardware), &psp);
+        eprintln!("{stem:28} hardware model MSE {ours:10.4}   PPSSPP {ppsspp:10.4}");
+        exact += usize::from(ours == 0.0);
+        n += 1;
+        if ours > ppsspp {
+            failures.push(format!("{stem}: MSE {ours} > PPSSPP's {ppsspp}"));
+        }
+    }
+    eprintln!("hardware model: {exact}/{n} screenshots at MSE 0");
+    assert_eq!(n, 27, "hardware screenshots found");
+    assert!(exact >= 15, "hardware model: {exact} exact, fewer than PPSSPP's 15");
+    assert!(failures.is_empty(), "{failures:?}");
 }

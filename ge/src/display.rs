@@ -109,8 +109,8 @@ pub struct Image {
 /// Image file problems.
 #[derive(Debug, Error)]
 pub enum ImageError {
-    #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    #[error("{path}: {cause}")]
+    Io { path: String, cause: std::io::Error },
     #[error("PNG decode: {0}")]
     PngDecode(String),
     #[error("PNG encode: {0}")]
@@ -182,7 +182,7 @@ impl Image {
     pub fn save_png(&self, path: impl AsRef<Path>) -> Result<(), ImageError> {
         let path = path.as_ref();
         let bytes = self.to_png()?;
-        std::fs::write(path, bytes).map_err(|source| ImageError::Io { path: path.display().to_string(), source })
+        std::fs::write(path, bytes).map_err(|cause| ImageError::Io { path: path.display().to_string(), cause })
     }
 
     /// Decode a reference: "BM" → PPSSPP's BMP reading, anything else → PNG (§8.4).
@@ -196,8 +196,7 @@ impl Image {
 
     pub fn load(path: impl AsRef<Path>) -> Result<Image, ImageError> {
         let path = path.as_ref();
-        let bytes =
-            std::fs::read(path).map_err(|source| ImageError::Io { path: path.display().to_string(), source })?;
+        let bytes = std::fs::read(path).map_err(|cause| ImageError::Io { path: path.display().to_string(), cause })?;
         Self::from_bytes(&bytes)
     }
 

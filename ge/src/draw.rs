@@ -4,11 +4,16 @@
 //! ([`crate::transform`]), assembles primitives of its type (`assemble`: keeping an
 //! incomplete primitive for a following PRIM type 7), clips and culls them
 //! ([`crate::clip`]) and bins them with an immutable snapshot of the pixel and texture
-//! state ([`DrawState`]). `queue` replays PPSSPP's bin queue: when it drains, and for each
-//! drained primitive the worker-thread strips that clip it and the state optimization
-//! (`optimize`) it is drawn with. [`Ge::flush`] rasterizes the bins band by band in
-//! parallel ([`crate::bin`]); each covered 2x2 quad is textured ([`crate::texture`]) and
-//! each fragment runs the pixel pipeline ([`crate::pixel`]).
+//! state ([`DrawState`]). [`Ge::flush`] rasterizes the bins band by band in parallel
+//! ([`crate::bin`]); each covered 2x2 quad is textured ([`crate::texture`]) and each
+//! fragment runs the pixel pipeline ([`crate::pixel`]).
+//!
+//! The model ([`crate::Model`]) is fixed per GE. With [`crate::Model::Ppsspp`] the draw
+//! context holds PPSSPP's renderer machinery ([`crate::ppsspp::Machinery`]) and calls it
+//! where PPSSPP's machinery acts: when a state is decoded, when a PRIM's shapes are
+//! binned, and when the bins drain; each binned primitive then carries the strips and
+//! state optimization its drain fixed. With [`crate::Model::Hardware`] there is nothing
+//! at those points: primitives are binned whole, in submission order.
 //!
 //! Design notes:
 //! * The state snapshot is rebuilt only when a register or the CLUT changed since the last
@@ -16,16 +21,13 @@
 //! * Binning defers all memory writes to [`Ge::flush`], which the executor calls before
 //!   anything that reads or writes memory a binned draw may touch (framebuffer changes,
 //!   block transfers, the end of a list, replay uploads) and the draw path calls before a
-//!   draw that textures from memory binned draws write (`queue`).
+//!   draw that textures from memory binned draws write ([`WrittenSpan`]; PPSSPP's own
+//!   rule in the PPSSPP model).
 
 mod assemble;
 mod bbox;
 mod curve;
-mod funcid;
 mod immediate;
-mod jit;
-mod optimize;
-mod queue;
 
 use std::sync::Arc;
 
@@ -34,7 +36,9 @@ use crate::cmd::op;
 use crate::exec::Ge;
 use crate::geom::{NumFormat, PrimType, Quad, ScreenVertex, VertexType};
 use crate::mem::{MemError, Memory};
+use crate::model::Model;
 use crate::pixel::{self, PixelState};
+use crate::ppsspp;
 use crate::raster::{self, ClipRect, RasterSetup};
 use crate::regs::{Matrices, Regs};
 use crate::texture::{self, TextureState};
@@ -80,25 +84,24 @@ pub struct DrawState {
     pub trace: Option<(i32, i32)>,
     /// Number of the PRIM this state was built for (for traces).
     pub draw: u64,
-    /// What PPSSPP's state optimizations read from this state (`optimize`).
-    pub opt_in: optimize::OptInputs,
-    /// The PPSSPP rasterizer state this draw belongs to; shared by consecutive draws
-    /// without a pixel, sampler or rasterizer register change.
-    pub opt_cell: Arc<optimize::OptCell>,
+    /// What PPSSPP's state optimizations read and accumulate (PPSSPP model only).
+    pub ppsspp: Option<ppsspp::StateData>,
 }
 
 impl DrawState {
-    pub fn decode(regs: &Regs, mats: &Matrices, clut: &[u8; 1024], through: bool) -> DrawState {
-        let pixel = PixelState::decode(regs, through);
+    /// Decode the state of a draw under `model`'s rules (the PPSSPP model's
+    /// [`ppsspp::StateData`] is added by the draw context, which knows the previous state).
+    pub fn decode(regs: &Regs, mats: &Matrices, clut: &[u8; 1024], through: bool, model: Model) -> DrawState {
+        let mut pixel = PixelState::decode(regs, through);
+        if model == Model::Ppsspp {
+            ppsspp::rewrite_pixel(&mut pixel);
+        }
         let clear = pixel.clear_mode();
-        let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| TextureState::decode(regs, clut, through));
-        let opt_in = optimize::OptInputs::decode(
-            regs,
-            clut,
-            &pixel,
-            texture.is_some(),
-            texture.as_ref().is_none_or(|t| t.shared_clut),
-        );
+        let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| {
+            let mut t = TextureState::decode(regs, clut, through);
+            t.sampler = model.sampler_rule();
+            t
+        });
         let scissor = ClipRect {
             x0: regs.field(op::SCISSOR1, 0, 10) as i32,
             y0: regs.field(op::SCISSOR1, 10, 10) as i32,
@@ -130,13 +133,12 @@ impl DrawState {
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
             depth_matters,
             antialias: regs.enabled(op::ANTIALIASENABLE),
-            raster: raster::RasterRule::Ppsspp,
+            raster: model.raster_rule(),
             texture,
             scissor,
             trace: None,
             draw: 0,
-            opt_in,
-            opt_cell: Arc::default(),
+            ppsspp: None,
         }
     }
 }
@@ -158,17 +160,86 @@ pub enum Shape {
 pub struct BinnedPrim {
     pub state: Arc<DrawState>,
     pub shape: Shape,
-    /// PPSSPP's worker-thread strips for this primitive (`None`: one range, no split);
-    /// the primitive is drawn once per strip, clipped to it; fixed when it is drained
-    /// (`queue`).
-    pub tasks: queue::TaskRects,
-    /// PPSSPP's state optimization for this primitive, fixed when the queue is drained.
-    pub opt: u32,
+    /// What PPSSPP's drain fixed for it (strips, state optimization); the default in the
+    /// hardware model.
+    pub fix: ppsspp::PrimFix,
+}
+
+/// The bounds of `shape` within the state's scissor; `None` when they miss it
+/// [PP `BinManager::Add*` range check].
+pub(crate) fn scissored_bounds(state: &DrawState, shape: &Shape) -> Option<ClipRect> {
+    let b = match shape {
+        Shape::Triangle(v) => raster::bounds(v),
+        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) | Shape::Line(v) => raster::bounds(v),
+        Shape::Point(v) => raster::bounds(std::slice::from_ref(v)),
+    };
+    let r = b.intersect(&state.scissor);
+    (!r.is_empty()).then_some(r)
+}
+
+/// VRAM bytes the binned draws may write (colour and depth rows under their scissor,
+/// widened to whole 1024-pixel rows; everything when a range runs past VRAM). A draw
+/// texturing from these bytes must see them written, so the bins are rasterized first.
+#[derive(Clone, Copy, Default)]
+pub struct WrittenSpan {
+    /// `[lo, hi)` in folded VRAM addresses; empty when `lo >= hi`.
+    lo: u32,
+    hi: u32,
+}
+
+const VRAM_START: u32 = 0x0400_0000;
+const VRAM_END: u32 = 0x0420_0000;
+
+impl WrittenSpan {
+    fn add_rows(&mut self, base: u32, stride_bytes: u32, bpp: u32, r: &ClipRect) {
+        let lo = u64::from(base) + r.y0.max(0) as u64 * u64::from(stride_bytes);
+        let hi = u64::from(base) + (r.y1.max(0) as u64 + 1) * u64::from(stride_bytes) + 1024 * u64::from(bpp);
+        let (lo, hi) = if hi > u64::from(VRAM_END) { (VRAM_START, VRAM_END) } else { (lo as u32, hi as u32) };
+        if self.lo >= self.hi {
+            (self.lo, self.hi) = (lo, hi);
+        } else {
+            (self.lo, self.hi) = (self.lo.min(lo), self.hi.max(hi));
+        }
+    }
+
+    /// A draw under `st` into `fb` was binned.
+    fn add(&mut self, st: &DrawState, fb: &FbTarget) {
+        let bpp = fb.fmt.bpp();
+        self.add_rows(fb.color_addr & 0x041F_FFFF, fb.stride * bpp, bpp, &st.scissor);
+        if st.pixel.depth_write {
+            self.add_rows(fb.depth_addr & 0x041F_FFFF, fb.zstride * 2, 2, &st.scissor);
+        }
+    }
+
+    /// Some texture level of `st` reads a written byte (VRAM mirrors folded).
+    fn textured_by(&self, st: &DrawState) -> bool {
+        let Some(t) = &st.texture else { return false };
+        if self.lo >= self.hi {
+            return false;
+        }
+        let bits = t.format.bits_per_texel();
+        t.levels[..=t.max_level as usize].iter().any(|l| {
+            if l.addr & 0x3F80_0000 != VRAM_START {
+                return false;
+            }
+            let start = u64::from(l.addr & 0x041F_FFFF);
+            let len = u64::from(l.bufw * bits / 8) * u64::from(l.height.max(1)) + u64::from(l.width * bits / 8);
+            let end = start + len;
+            let hit = |a: u64, b: u64| a < u64::from(self.hi) && b > u64::from(self.lo);
+            hit(start, end) || (end > u64::from(VRAM_END) && hit(u64::from(VRAM_START), end - 0x20_0000))
+        })
+    }
 }
 
 /// Per-GE drawing state that persists between PRIM commands.
 pub struct DrawContext {
-    queue: queue::BinQueue,
+    model: Model,
+    /// Every primitive binned since the last rasterization.
+    binner: crate::bin::Binner<BinnedPrim>,
+    /// PPSSPP's renderer machinery (PPSSPP model only).
+    ppsspp: Option<Box<ppsspp::Machinery>>,
+    /// What the binned primitives may write (hardware model; PPSSPP's queue keeps its own).
+    written: WrittenSpan,
     target: Option<FbTarget>,
     state: Option<Arc<DrawState>>,
     /// Set when any register changed since `state` was built.
@@ -186,10 +257,6 @@ pub struct DrawContext {
     pub trace_pixel: Option<(i32, i32)>,
     /// PRIM commands seen (numbers draws in traces).
     pub draw_count: u64,
-    /// Which of PPSSPP's sampler functions were compiled ([`jit`]).
-    jit: jit::JitCache,
-    /// `state` with PPSSPP's C++ fallback sampler, built on demand.
-    fallback_state: Option<Arc<DrawState>>,
     /// Immediate-mode vertex buffer ([`immediate`]).
     imm: immediate::ImmState,
     /// Assembly buffers reused from PRIM to PRIM.
@@ -200,10 +267,13 @@ pub struct DrawContext {
     verts: Vec<assemble::AsmVertex>,
 }
 
-impl Default for DrawContext {
-    fn default() -> Self {
+impl DrawContext {
+    pub fn new(model: Model) -> Self {
         DrawContext {
-            queue: queue::BinQueue::default(),
+            model,
+            binner: crate::bin::Binner::new(BAND_ROWS),
+            ppsspp: (model == Model::Ppsspp).then(Box::default),
+            written: WrittenSpan::default(),
             target: None,
             state: None,
             state_dirty: true,
@@ -213,13 +283,15 @@ impl Default for DrawContext {
             pool: None,
             trace_pixel: None,
             draw_count: 0,
-            jit: jit::JitCache::default(),
-            fallback_state: None,
             imm: immediate::ImmState::default(),
             scratch: assemble::Scratch::default(),
             transform_ids: 0,
             verts: Vec::new(),
         }
+    }
+
+    pub fn model(&self) -> Model {
+        self.model
     }
 }
 
@@ -243,20 +315,17 @@ impl Ge {
                 return s.clone();
             }
         }
-        let mut s = DrawState::decode(&self.regs, &self.mats, &self.clut, through);
+        let mut s = DrawState::decode(&self.regs, &self.mats, &self.clut, through, self.draw.model);
         s.trace = self.draw.trace_pixel;
         s.draw = self.draw.draw_count;
         let new_cell = self.draw.raster_dirty || self.draw.state.as_ref().is_none_or(|p| p.through != through);
-        if !new_cell {
-            if let Some(prev) = &self.draw.state {
-                s.opt_cell = prev.opt_cell.clone();
-            }
+        if self.draw.ppsspp.is_some() {
+            let prev = self.draw.state.as_ref().and_then(|p| p.ppsspp.as_ref());
+            s.ppsspp = Some(ppsspp::StateData::decode(&self.regs, &self.clut, &s, prev, new_cell));
         }
-        self.draw.jit.state_created(&s);
         let s = Arc::new(s);
-        self.draw.fallback_state = None;
-        if new_cell {
-            self.draw.queue.state_created(&s);
+        if let Some(m) = self.draw.ppsspp.as_mut() {
+            m.state_decoded(&s, new_cell);
         }
         self.draw.state = Some(s.clone());
         self.draw.state_dirty = false;
@@ -267,7 +336,7 @@ impl Ge {
     /// Decode the transform state for a draw and give it a fresh id (see
     /// [`TransformState::id`]); ids come from this GE only, so no state is shared.
     pub(crate) fn decode_transform(&mut self, vtype: &VertexType) -> TransformState {
-        let mut ts = TransformState::decode(&self.regs, &self.mats, vtype);
+        let mut ts = TransformState::decode(&self.regs, &self.mats, vtype, self.draw.model.rsqrt_rule());
         self.draw.transform_ids += 1;
         ts.id = self.draw.transform_ids;
         ts
@@ -319,8 +388,8 @@ impl Ge {
         Ok(())
     }
 
-    /// Run primitive assembly (`f`) under the current state; `imm`: the vertices are
-    /// immediate-mode ones with given screen positions.
+    /// Run primitive assembly (`f`) under the current state and bin what it makes; `imm`:
+    /// the vertices are immediate-mode ones with given screen positions.
     fn with_sink(
         &mut self,
         ts: &TransformState,
@@ -328,12 +397,7 @@ impl Ge {
         imm: bool,
         f: impl FnOnce(&mut assemble::Assembler, &mut assemble::Sink),
     ) {
-        // [PP `PixelJitCache::GetSingle`, `SamplerJitCache`] a function not compiled yet
-        // flushes the bins first (see [`queue`]). This happens while PPSSPP creates the
-        // new state, which that drain must not optimize yet [PP
-        // `BinManager::OptimizePendingStates` `creatingState_`], so flush before the state
-        // is registered.
-        if self.draw.queue.update_state(&self.regs, through) {
+        if self.draw.ppsspp.as_mut().is_some_and(|m| m.compiles(&self.regs, through)) {
             self.flush();
         }
         let state = self.current_state(through);
@@ -342,43 +406,59 @@ impl Ge {
             self.flush();
             self.draw.target = Some(target);
         }
-        if self.draw.queue.update_binner(&state, &target) {
+        let ctx = &mut self.draw;
+        let must_rasterize = match ctx.ppsspp.as_mut() {
+            Some(m) => m.before_bin(&mut ctx.binner, &state, &target),
+            None => ctx.written.textured_by(&state),
+        };
+        if must_rasterize {
             self.flush();
         }
         let ctx = &mut self.draw;
-        let mut sink = assemble::Sink {
-            queue: &mut ctx.queue,
-            state,
-            ts,
-            jit: &mut ctx.jit,
-            fallback_state: &mut ctx.fallback_state,
-            scratch: &mut ctx.scratch,
-            imm,
-        };
+        let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut ctx.scratch, imm };
         f(&mut ctx.asm, &mut sink);
-        sink.finish();
+        let mut shapes = std::mem::take(&mut ctx.scratch.pending);
+        match ctx.ppsspp.as_mut() {
+            Some(m) => m.bin(&mut ctx.binner, &state, &mut shapes),
+            None => {
+                let before = ctx.binner.len();
+                for shape in shapes.drain(..) {
+                    if let Some(r) = scissored_bounds(&state, &shape) {
+                        ctx.binner.push(r, BinnedPrim { state: state.clone(), shape, fix: Default::default() });
+                    }
+                }
+                if ctx.binner.len() != before {
+                    ctx.written.add(&state, &target);
+                }
+            }
+        }
+        ctx.scratch.pending = shapes;
     }
 
     /// [PP `GPUCommon::SetDrawType`] (curves and immediate primitives only): a change
-    /// between triangle-type and other primitives flushes the bins.
+    /// between triangle-type and other primitives flushes PPSSPP's bins.
     pub(crate) fn set_draw_prim_class(&mut self, triangle: bool) {
-        if triangle != self.draw.queue.last_triangle_class {
+        if self.draw.ppsspp.as_mut().is_some_and(|m| m.draw_type(triangle)) {
             self.flush();
-            self.draw.queue.last_triangle_class = triangle;
         }
     }
 
     /// Rasterize everything binned so far into memory.
     pub fn flush(&mut self) {
-        self.draw.queue.flush();
-        if self.draw.queue.binner.is_empty() {
+        let ctx = &mut self.draw;
+        if let Some(m) = ctx.ppsspp.as_mut() {
+            m.flush(&mut ctx.binner);
+        }
+        if ctx.binner.is_empty() {
             return;
         }
-        let Some(target) = self.draw.target else { return };
-        self.draw.jit.flushed();
-        let pool = self.draw.pool.clone();
-        self.draw.queue.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
-        self.draw.queue.unrasterized = Default::default();
+        let Some(target) = ctx.target else { return };
+        if let Some(m) = ctx.ppsspp.as_mut() {
+            m.rasterized();
+        }
+        ctx.written = WrittenSpan::default();
+        let pool = ctx.pool.clone();
+        ctx.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
@@ -404,20 +484,19 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         if tile.y0 <= y && y < tile.y0 + tile.rows {
             eprintln!("trace draw {} shape {:?}", st.draw, p.shape);
             if std::env::var_os("TRACE_STATE").is_some() {
-                eprintln!("trace draw {} opt {:08x} pixel state {:?}", st.draw, p.opt, st.pixel);
+                eprintln!("trace draw {} opt {:08x} pixel state {:?}", st.draw, p.fix.opt(), st.pixel);
             }
         }
         let _ = x;
     }
-    let optimized = optimize::apply(&st.pixel, p.opt);
-    let px = optimized.as_ref().unwrap_or(&st.pixel);
+    let px = p.fix.pixel(&st.pixel);
+    let px = &*px;
     let (band_y0, band_end) = (tile.y0, tile.y0 + tile.rows);
     let mut emit = |q: &Quad| shade_quad(st, px, tile, mem, q);
     let whole = [st.scissor];
-    let strips: &[ClipRect] = p.tasks.as_deref().unwrap_or(&whole);
+    let strips: &[ClipRect] = p.fix.strips().unwrap_or(&whole);
     for strip in strips {
-        // [PP `BinManager::Drain`] each task draws the primitive with its range cut to
-        // the task's strip.
+        // PPSSPP's strips: each draws the primitive with its range cut to the strip.
         setup.clip = st.scissor.intersect(strip);
         if setup.clip.is_empty() || setup.clip.y1 < band_y0 || setup.clip.y0 >= band_end {
             continue;
@@ -526,11 +605,12 @@ fn trace_fragment(
 mod tests {
     use crate::cmd::{op, word};
     use crate::exec::Ge;
+    use crate::Model;
 
     /// Draw one through-mode triangle of 8888-coloured s16 vertices in clear mode (colour
     /// only) into an 8888 framebuffer and return the pixel at (4, 4).
     fn clear_triangle(shade_gouraud: bool, verts: [([u8; 4], i16, i16); 3]) -> u32 {
-        let mut ge = Ge::new();
+        let mut ge = Ge::with_model(Model::Ppsspp);
         let vaddr = 0x0880_0000u32;
         for (i, (c, x, y)) in verts.iter().enumerate() {
             let a = vaddr + 12 * i as u32;
@@ -580,5 +660,47 @@ mod tests {
         // Flat SHADEMODE: always the last vertex.
         assert_eq!(clear_triangle(false, cw), b);
         assert_eq!(clear_triangle(false, ccw), b);
+    }
+
+    /// A draw texturing from framebuffer bytes an earlier, still binned draw writes must
+    /// see them written (the GE draws in order): rows 0..16 are cleared red, then a
+    /// through-mode sprite at rows 100..116 textures from VRAM 0 (the framebuffer itself,
+    /// 8888, stride 512) and must copy the red, in both models.
+    #[test]
+    fn texturing_from_binned_writes_sees_them() {
+        for model in Model::ALL {
+            let mut l = crate::list::ListBuilder::new();
+            l.standard_setup(3);
+            let mut v = Vec::new();
+            for (c, x, y) in [(0xFF00_00FFu32, 0i16, 0i16), (0xFF00_00FF, 16, 16)] {
+                v.extend_from_slice(&c.to_le_bytes());
+                v.extend_from_slice(&x.to_le_bytes());
+                v.extend_from_slice(&y.to_le_bytes());
+                v.extend_from_slice(&[0; 4]);
+            }
+            l.cmd(op::CLEARMODE, 0x101).cmd(op::VERTEXTYPE, (1 << 23) | (7 << 2) | (2 << 7)).vertices(&v).prim(6, 2);
+            l.cmd(op::CLEARMODE, 0);
+            // Texture = VRAM 0x04000000, 8888, bufw 512, 16x16; REPLACE, nearest.
+            l.cmd(op::TEXADDR0, 0).cmd(op::TEXBUFWIDTH0, 0x04_0000 | 512).cmd(op::TEXSIZE0, 4 | 4 << 8);
+            l.cmd(op::TEXFORMAT, 3).cmd(op::TEXFUNC, 3 | 1 << 8).cmd(op::TEXFILTER, 0).cmd(op::TEXTUREMAPENABLE, 1);
+            let mut t = Vec::new();
+            for (u, x, y) in [(0i16, 0i16, 100i16), (16, 16, 116)] {
+                for c in [u, u] {
+                    t.extend_from_slice(&c.to_le_bytes());
+                }
+                t.extend_from_slice(&[0xFF; 4]);
+                t.extend_from_slice(&x.to_le_bytes());
+                t.extend_from_slice(&y.to_le_bytes());
+                t.extend_from_slice(&[0; 4]);
+            }
+            // s16 texcoords, 8888 colour, s16 positions, through mode.
+            l.cmd(op::VERTEXTYPE, (1 << 23) | 2 | (7 << 2) | (2 << 7)).vertices(&t).prim(6, 2);
+            l.finish();
+            let mut ge = Ge::with_model(model);
+            l.run(&mut ge).unwrap();
+            let px = |x: u32, y: u32| ge.mem.read_u32(0x0400_0000 + 4 * (y * 512 + x)).unwrap();
+            assert_eq!(px(3, 3), 0x0000_00FF, "{model}: the clear (colour only)");
+            assert_eq!(px(3, 103) & 0x00FF_FFFF, 0x0000_00FF, "{model}: the copy reads the cleared red");
+        }
     }
 }

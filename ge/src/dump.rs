@@ -186,10 +186,11 @@ impl Dump {
 /// Why a dump could not be read or replayed: the file (when known) and what went wrong
 /// where.
 #[derive(Debug, Error)]
+// The kind's text is part of this message, so it is not also reported as `source()` (error
+// chains print each cause once).
 #[error("{}{kind}", file_prefix(.file))]
 pub struct DumpError {
     pub file: Option<PathBuf>,
-    #[source]
     pub kind: DumpErrorKind,
 }
 
@@ -247,7 +248,7 @@ impl From<DumpErrorKind> for DumpError {
 #[derive(Debug, Error)]
 pub enum DumpErrorKind {
     #[error("cannot read file: {0}")]
-    Io(#[source] std::io::Error),
+    Io(std::io::Error),
     #[error("truncated: {what} needs {needed} bytes at byte offset {offset}, but the file has {len} bytes")]
     Truncated { what: &'static str, offset: u64, needed: u64, len: u64 },
     #[error("not a PPSSPP GE dump: bytes 0..8 are {found:?}, expected \"PPSSPPGE\"")]
@@ -276,10 +277,6 @@ pub enum DumpErrorKind {
     UnknownRecord { index: usize, ty: u8 },
     #[error("pushbuf of {size} bytes does not fit in PSP RAM at {base:#010x} (limit {limit} bytes)")]
     PushbufTooLarge { size: usize, base: u32, limit: u32 },
-    #[error("record {index}: GE error: {source}")]
-    Ge {
-        index: usize,
-        #[source]
-        source: crate::exec::GeError,
-    },
+    #[error("record {index}: GE error: {cause}")]
+    Ge { index: usize, cause: crate::exec::GeError },
 }

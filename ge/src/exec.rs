@@ -14,14 +14,15 @@
 
 use crate::cmd::{op, split};
 use crate::mem::{MemError, Memory};
+use crate::model::Model;
 use crate::regs::{float24, Matrices, Regs};
 use thiserror::Error;
 
 /// Why GE execution stopped with an error.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum GeError {
-    #[error("display list at 0x{pc:08x}: {source}")]
-    Memory { pc: u32, source: MemError },
+    #[error("display list at 0x{pc:08x}: {cause}")]
+    Memory { pc: u32, cause: MemError },
     #[error("display list did not finish within {steps} commands (cyclic list?), last at 0x{pc:08x}")]
     StepBudget { pc: u32, steps: u64 },
     #[error("display list start 0x{0:08x} is not 4-byte aligned")]
@@ -73,7 +74,13 @@ impl Default for Ge {
 }
 
 impl Ge {
+    /// A GE of the default model ([`Model::Hardware`]).
     pub fn new() -> Ge {
+        Ge::with_model(Model::default())
+    }
+
+    /// A GE reproducing `model` for its whole life.
+    pub fn with_model(model: Model) -> Ge {
         Ge {
             regs: Regs::default(),
             mats: Matrices::default(),
@@ -85,9 +92,14 @@ impl Ge {
             bbox_visible: true,
             stack: Vec::new(),
             step_budget: DEFAULT_STEP_BUDGET,
-            draw: crate::draw::DrawContext::default(),
+            draw: crate::draw::DrawContext::new(model),
             recorder: None,
         }
+    }
+
+    /// The model this GE reproduces.
+    pub fn model(&self) -> Model {
+        self.draw.model()
     }
 
     /// Absolute address of a relative address argument (VADDR, IADDR, JUMP, CALL):
@@ -119,17 +131,17 @@ impl Ge {
             op::ORIGIN => self.offset = pc,
             op::PRIM => {
                 self.regs.set(cmd, arg);
-                self.draw_prim(arg).map_err(|source| GeError::Memory { pc, source })?;
+                self.draw_prim(arg).map_err(|cause| GeError::Memory { pc, cause })?;
                 return Ok(());
             }
             op::BEZIER | op::SPLINE => {
                 self.regs.set(cmd, arg);
-                self.draw_patch(cmd, arg).map_err(|source| GeError::Memory { pc, source })?;
+                self.draw_patch(cmd, arg).map_err(|cause| GeError::Memory { pc, cause })?;
                 return Ok(());
             }
             op::BOUNDINGBOX => {
                 self.regs.set(cmd, arg);
-                self.bounding_box(arg).map_err(|source| GeError::Memory { pc, source })?;
+                self.bounding_box(arg).map_err(|cause| GeError::Memory { pc, cause })?;
                 return Ok(());
             }
             op::LOADCLUT => self.load_clut(arg),
@@ -256,7 +268,7 @@ impl Ge {
                 self.flush();
                 return Err(GeError::StepBudget { pc, steps: self.step_budget });
             }
-            let word = self.mem.read_u32(pc).map_err(|source| GeError::Memory { pc, source })?;
+            let word = self.mem.read_u32(pc).map_err(|cause| GeError::Memory { pc, cause })?;
             let (cmd, arg) = split(word);
             let mut next = pc.wrapping_add(4);
             match cmd {
@@ -503,9 +515,9 @@ mod draw_error_tests {
             ge.mem.write_u32(list + 4 * i as u32, *w).unwrap();
         }
         match ge.run_list(list, None) {
-            Err(GeError::Memory { pc, source }) => {
+            Err(GeError::Memory { pc, cause }) => {
                 assert_eq!(pc, list + 12, "error names the PRIM's address");
-                assert_eq!(source.addr & 0x0FFF_FFFF, 0x100);
+                assert_eq!(cause.addr & 0x0FFF_FFFF, 0x100);
             }
             other => panic!("expected a memory error, got {other:?}"),
         }

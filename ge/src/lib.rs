@@ -13,7 +13,9 @@
 //! | [`vertex`] | vertex decoding (every VTYPE field), indices, morphing |
 //! | [`transform`] | skinning, world/view/projection, lighting, texgen, fog, viewport |
 //! | [`clip`] | near-plane clipping, guard band, depth rejection, culling |
-//! | [`draw`] | primitive assembly (PPSSPP `SubmitPrimitive` semantics), per-draw state, binning, per-quad shading; submodules model PPSSPP's task strips, state optimizations and JIT fallbacks, immediate vertices and curves |
+//! | [`model`] | the two models ([`Model::Hardware`], [`Model::Ppsspp`]) and the per-draw rules they choose |
+//! | [`draw`] | primitive assembly (PPSSPP `SubmitPrimitive` semantics), per-draw state, binning, per-quad shading, immediate vertices and curves |
+//! | [`ppsspp`] | PPSSPP's renderer machinery (PPSSPP model only): bin queue and task strips, state optimizations, JIT/C++ sampler choice, x86 JIT logic ops, AMD `RSQRTPS` |
 //! | [`patch`] | Bezier and spline tessellation |
 //! | [`raster`] | coverage and attribute interpolation for every primitive type |
 //! | [`bin`] | tile binning and parallel rasterization |
@@ -25,11 +27,12 @@
 //! | [`list`] | a display-list assembler for tests, tools and scene builders |
 //! | [`geom`], [`tile`] | data passed between stages; render bands |
 //!
-//! Exactness: truth is real PSP hardware first, then PPSSPP's software renderer (whose
-//! output the frame-test and synthetic references are). Where PPSSPP's renderer machinery
-//! changes pixels (its worker task strips, state optimizations, JIT/C++ sampler
-//! differences, AMD `RSQRTPS` results on the reference machine) it is modelled, and every
-//! such quirk names its evidence in a comment.
+//! Exactness: two truths, one per [`Model`]. The hardware model follows real PSP hardware
+//! (screenshots, read-back values), then PPSSPP's software renderer where hardware data
+//! says nothing. The PPSSPP model reproduces PPSSPP's software renderer (whose output the
+//! frame-test and synthetic references are): the same stages plus the renderer machinery
+//! in [`ppsspp`] (worker task strips, state optimizations, JIT/C++ sampler differences,
+//! AMD `RSQRTPS` results on the reference machine). Every quirk names its evidence.
 
 pub mod bin;
 pub mod clip;
@@ -41,8 +44,10 @@ pub mod exec;
 pub mod geom;
 pub mod list;
 pub mod mem;
+pub mod model;
 pub mod patch;
 pub mod pixel;
+pub mod ppsspp;
 pub mod raster;
 pub mod regs;
 pub mod texture;
@@ -53,3 +58,4 @@ pub mod vertex;
 
 pub use exec::{Ge, GeError};
 pub use mem::Memory;
+pub use model::Model;

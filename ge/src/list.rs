@@ -171,7 +171,7 @@ impl ListBuilder {
         for w in &self.words {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
-        let mem_err = |source| GeError::Memory { pc: LIST_ADDR, source };
+        let mem_err = |cause| GeError::Memory { pc: LIST_ADDR, cause };
         ge.mem.write(LIST_ADDR, &bytes).map_err(mem_err)?;
         ge.mem.write(DATA_ADDR, &self.data).map_err(mem_err)?;
         ge.run_list(LIST_ADDR, None)

@@ -40,11 +40,12 @@ mod basis;
 #[cfg(test)]
 mod tests;
 
-pub use basis::{bezier_weights, normalized_approx, rsqrt_approx, spline_weights, spline_weights_exact, Weight};
+pub use basis::{bezier_weights, normalized_approx, spline_weights, spline_weights_exact, Weight};
 
 use crate::cmd::op;
 use crate::geom::{ColorFormat, PrimType, Vertex, VertexType};
 use crate::regs::Regs;
+use crate::transform::RsqrtRule;
 use basis::{u8_to_unit, unit_to_u8};
 
 /// Which curve the control grid describes.
@@ -139,6 +140,8 @@ pub struct PatchParams {
     pub max_index: Option<u32>,
     /// The model's evaluation arithmetic (PPSSPP's unless the caller picks another).
     pub rule: TessellationRule,
+    /// How the tessellated normals are normalised (decided by the model).
+    pub rsqrt: RsqrtRule,
 }
 
 impl PatchParams {
@@ -163,6 +166,7 @@ impl PatchParams {
             has_normal: vtype.has_normal() || regs.enabled(op::LIGHTINGENABLE),
             max_index: None,
             rule: TessellationRule::Ppsspp,
+            rsqrt: RsqrtRule::Exact,
         }
     }
 
@@ -461,7 +465,7 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
                     vert.normal = if params.has_normal {
                         let du = sample(&u_der, &w_v.basis);
                         let dv = sample(&u_pos, &w_v.deriv);
-                        let n = normalized_approx(cross(du, dv));
+                        let n = normalized_approx(cross(du, dv), params.rsqrt);
                         if params.reverse_normals {
                             // `· −1`: a sign flip.
                             n.map(|c| -c)

@@ -13,11 +13,11 @@
 //! Clear mode (§16) runs depth range → depth write (bit 10) → dither → masked colour
 //! and/or stencil write, nothing else.
 //!
-//! The conformance references were produced by PPSSPP's software renderer through its x86
-//! pixel JIT, so the decode mirrors `ComputePixelFuncID` wherever one of its shortcuts is
-//! observable, and the pipeline follows `DrawPixelX86.cpp` where it differs from
-//! `DrawPixel.cpp` (logic op NAND and OR_INVERTED, see [`blend::LogicOp`] and
-//! [`PixelState::logic_sets_alpha`]). Every such place names its evidence.
+//! The decode mirrors `ComputePixelFuncID` wherever one of its shortcuts is observable.
+//! The x86 pixel JIT's logic-op differences from the GE (NAND, OR_INVERTED) are not here:
+//! the PPSSPP model rewrites the decoded state (`crate::ppsspp::rewrite_pixel`) and
+//! the pipeline only honours [`PixelState::logic_sets_alpha`]. Every quirk names its
+//! evidence.
 //!
 //! The pipeline is monomorphised per framebuffer format through `format::FbPixel`;
 //! [`draw_pixel`] matches the format once and calls the specialised body.
@@ -142,9 +142,9 @@ pub struct PixelState {
     pub dither: Option<[i8; 16]>,
     /// Logic op (None when disabled or COPY).
     pub logic: Option<LogicOp>,
-    /// x86-JIT quirk: OR_INVERTED without stencil test and without write mask sets the
-    /// 5551/4444 alpha bits [PP DrawPixelX86.cpp Jit_ApplyLogicOp: the stencil bits of the
-    /// inverted source are only cleared for 8888].
+    /// The logic op's result also replaces the alpha/stencil bits. Never set by the
+    /// hardware decode; the PPSSPP model sets it for its x86 JIT's OR_INVERTED
+    /// (`crate::ppsspp::rewrite_pixel`).
     pub logic_sets_alpha: bool,
     /// Write mask in framebuffer-format bits, 1 = protect. Includes the stencil bits when
     /// nothing writes stencil. 0 when MASKRGB and MASKALPHA are both 0.
@@ -221,10 +221,6 @@ impl PixelState {
             let m = if writes_stencil { color_mask } else { color_mask | 0xFF00_0000 };
             st.write_mask = convert_mask(fmt, m);
         }
-        st.logic_sets_alpha = st.logic == Some(LogicOp::OrInverted)
-            && !st.stencil
-            && st.write_mask == 0
-            && matches!(fmt, FbFormat::Rgba5551 | FbFormat::Rgba4444);
         st
     }
 
@@ -351,36 +347,6 @@ impl PixelState {
     #[inline]
     pub fn clear_mode(&self) -> bool {
         self.clear
-    }
-
-    /// The pixel-state half of PPSSPP's `OPTIMIZED_ALPHATEST_ON` shortcut
-    /// [PP Rasterizer.cpp DetectStateOptimizations]: with SRCALPHA / INVSRCALPHA blending
-    /// (equations 0–2), no effective alpha test, no depth write and no stencil test, PPSSPP
-    /// discards α = 0 fragments instead of blending them. Observable only through
-    /// dither, logic op and the subtract equations. The other half depends on the binned
-    /// primitives (some vertex alpha is not 0xFF, or texture alpha is used and a CLUT may
-    /// hold α = 0) and belongs to the caller, which then applies
-    /// [`Self::force_alpha_test_nonzero`].
-    pub fn alpha_zero_discard_candidate(&self) -> bool {
-        !self.clear
-            && matches!(
-                self.blend,
-                Some(Blend {
-                    eq: BlendEq::Add | BlendEq::Subtract | BlendEq::ReverseSubtract,
-                    src: BlendFactor::SrcAlpha,
-                    dst: BlendFactor::InvSrcAlpha
-                })
-            )
-            && self.alpha_func.optimize_ref_byte(self.alpha_ref) == Compare::Always
-            && !self.depth_write
-            && !self.stencil
-    }
-
-    /// Make the alpha test `a != 0` (see [`Self::alpha_zero_discard_candidate`]).
-    pub fn force_alpha_test_nonzero(&mut self) {
-        self.alpha_func = Compare::NotEqual;
-        self.alpha_ref = 0;
-        self.alpha_mask = 0xFF;
     }
 }
 

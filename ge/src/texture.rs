@@ -38,6 +38,7 @@ use crate::cmd::op;
 use crate::geom::{Fragment, Quad};
 use crate::mem::Memory;
 use crate::regs::Regs;
+pub use filter::SamplerRule;
 use filter::{Axis, Level};
 use format::{Format, LevelSrc};
 
@@ -107,9 +108,8 @@ pub struct TextureState {
     pub func: TexFuncState,
     /// Through mode: fragment s, t are texels and are divided by the level-0 size here.
     pub through: bool,
-    /// Sample bilinear coordinates like PPSSPP's C++ fallback sampler (set by the draw
-    /// stage when PPSSPP would not have a compiled sampler; see `draw/jit.rs`).
-    pub cpp_sampler: bool,
+    /// The sampler arithmetic (decided per draw by the model; see [`SamplerRule`]).
+    pub sampler: SamplerRule,
     /// Factors that turn fragment s, t into normalised coordinates.
     s_scale: f32,
     t_scale: f32,
@@ -168,7 +168,7 @@ impl TextureState {
                 env: regs.rgb(op::TEXENVCOLOR),
             },
             through,
-            cpp_sampler: false,
+            sampler: SamplerRule::Hardware,
             // "For levels > 0, mipmapping is always based on level 0" [PP DrawTriangleSlice].
             s_scale: if through { 1.0 / w0 } else { 1.0 },
             t_scale: if through { 1.0 / h0 } else { 1.0 },
@@ -212,8 +212,8 @@ impl TextureState {
         let clut_level = if self.shared_clut { 0 } else { 16 * i as u32 };
         Level {
             src: LevelSrc::new(mem, info.addr, info.bufw, self.swizzle, &self.palette, self.clut_index, clut_level),
-            u: Axis::new(info.width, self.clamp_s).with_cpp_fallback(self.cpp_sampler),
-            v: Axis::new(info.height, self.clamp_t).with_cpp_fallback(self.cpp_sampler),
+            u: Axis::new(info.width, self.clamp_s).with_rule(self.sampler),
+            v: Axis::new(info.height, self.clamp_t).with_rule(self.sampler),
         }
     }
 }
@@ -272,7 +272,7 @@ pub fn shade_fragment(st: &TextureState, mem: &Memory, f: &Fragment, lod: Lod) -
 #[inline]
 fn stage(st: &TextureState, f: &Fragment, texel: Option<[u8; 4]>) -> [u8; 4] {
     match texel {
-        Some(t) if f.color0_indefinite != 0 && !st.cpp_sampler => {
+        Some(t) if f.color0_indefinite != 0 && st.sampler != SamplerRule::PpssppCpp => {
             func::add_secondary(func::apply_indefinite(&st.func, f.color0, f.color0_indefinite, t), f.color1)
         }
         Some(t) => texture_function(st, f.color0, f.color1, t),

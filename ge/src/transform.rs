@@ -18,7 +18,7 @@
 mod light;
 pub(crate) mod math;
 
-pub use math::rsqrt_approx;
+pub use math::RsqrtRule;
 #[cfg(test)]
 mod tests;
 
@@ -89,11 +89,13 @@ pub struct TransformState {
     clip_from_world: bool,
     uses_world_normal: bool,
     negate_normals: bool,
+    /// How normalisations compute their reciprocal square root (decided by the model).
+    pub rsqrt: RsqrtRule,
 }
 
 impl TransformState {
     /// [PP `TransformUnit.cpp` `ComputeTransformState`, `Lighting::ComputeState`].
-    pub fn decode(regs: &Regs, mats: &Matrices, vtype: &VertexType) -> TransformState {
+    pub fn decode(regs: &Regs, mats: &Matrices, vtype: &VertexType, rsqrt: RsqrtRule) -> TransformState {
         let through = vtype.through;
         let texgen = match regs.field(op::TEXMAPMODE, 0, 2) {
             1 => TexGen::Matrix(match regs.field(op::TEXMAPMODE, 8, 2) {
@@ -106,7 +108,7 @@ impl TransformState {
                 let dir = |ls: u32| {
                     let b = op::LX0 as u32 + 3 * ls;
                     let raw = [regs.float(b as u8), regs.float((b + 1) as u8), regs.float((b + 2) as u8)];
-                    normalized_or_001_approx(raw)
+                    normalized_or_001_approx(raw, rsqrt)
                 };
                 TexGen::EnvMap {
                     light_dirs: [dir(regs.field(op::TEXSHADELS, 0, 2)), dir(regs.field(op::TEXSHADELS, 8, 2))],
@@ -120,7 +122,7 @@ impl TransformState {
         };
         let env_map = matches!(texgen, TexGen::EnvMap { .. });
         let light = if !through && regs.enabled(op::LIGHTINGENABLE) {
-            Some(LightState::decode(regs, vtype.has_color(), env_map))
+            Some(LightState::decode(regs, vtype.has_color(), env_map, rsqrt))
         } else {
             None
         };
@@ -177,6 +179,7 @@ impl TransformState {
             clip_from_world,
             uses_world_normal,
             negate_normals: regs.enabled(op::REVERSENORMAL),
+            rsqrt,
         }
     }
 
@@ -235,7 +238,7 @@ pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
                 ProjSource::Position => pos,
                 ProjSource::Uv => [v.uv[0], v.uv[1], 0.0],
                 // No (0, 0, 1) fallback here [PP `ReadVertex` GE_PROJMAP_NORMALIZED_NORMAL].
-                ProjSource::NormalizedNormal => normalized_approx(normal),
+                ProjSource::NormalizedNormal => normalized_approx(normal, st.rsqrt),
                 ProjSource::Normal => normal,
             };
             mul43(&st.tgen, source)

@@ -2,7 +2,7 @@
 //! that `render` executes as a version-6 PPSSPP frame dump (zstd), DISPLAY record last
 //! (ppdmp-format.md §3.8), so PPSSPP (and `psprender replay`) can play it back.
 
-use super::render::{PoseArgs, SceneArgs};
+use super::render::{default_output, PoseArgs, SceneArgs};
 use anyhow::Context;
 use psprender::scene;
 use std::path::PathBuf;
@@ -14,9 +14,9 @@ pub struct Args {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub pose: PoseArgs,
-    /// Where to write the dump.
-    #[arg(short, long, default_value = "scene.ppdmp")]
-    pub output: PathBuf,
+    /// Where to write the dump (default: the model's name with .ppdmp, in the current folder).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Also save the rendered screen (the image a replay must reproduce).
     #[arg(long)]
     pub png: Option<PathBuf>,
@@ -41,16 +41,16 @@ pub fn record(scene_args: &SceneArgs, pose_args: &PoseArgs) -> anyhow::Result<(V
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = std::time::Instant::now();
+    let output = default_output(&args.output, &args.scene.model, "ppdmp");
+    psprender::output::prepare(&output)?;
+    if let Some(png) = &args.png {
+        psprender::output::prepare(png)?;
+    }
     let (bytes, img) = record(&args.scene, &args.pose)?;
-    std::fs::write(&args.output, &bytes).with_context(|| format!("writing {}", args.output.display()))?;
+    psprender::output::write(&output, &bytes)?;
     if let Some(png) = &args.png {
         super::render::save_screen(&img, png)?;
     }
-    println!(
-        "wrote {} ({} bytes) in {:.1} ms",
-        args.output.display(),
-        bytes.len(),
-        start.elapsed().as_secs_f64() * 1e3
-    );
+    println!("wrote {} ({} bytes) in {:.1} ms", output.display(), bytes.len(), start.elapsed().as_secs_f64() * 1e3);
     Ok(ExitCode::SUCCESS)
 }

@@ -9,8 +9,12 @@
 //! | `NAME.ref.png` | real-game frame tests | `frametests` |
 //! | `NAME.hardware.png` | pspautotests on real hardware | test group, e.g. `primitives` |
 //! | `NAME.png` | synthetic scenes | prefix, e.g. `a_vertex` |
+//!
+//! Each dump replays under the model that made its reference ([`model_for_reference`]:
+//! the PSP for `NAME.hardware.png`, PPSSPP for the others) unless `--model` forces one;
+//! the summary counts per family and model.
 
-use super::{differing_pixels, load_reference, render_dump};
+use super::{args, differing_pixels, load_reference, model_for_reference, render_dump};
 use anyhow::Context;
 use ge::display::{diff_image, mse};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -24,21 +28,24 @@ use std::process::ExitCode;
 pub struct Args {
     /// Directory with dumps and references (searched recursively).
     pub dir: PathBuf,
-    /// Highest MSE that passes (PPSSPP's CI uses 0.1; the aim is 0).
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.1, help = args::MAX_MSE_HELP, value_parser = args::max_mse)]
     pub max_mse: f64,
     /// Only run dumps whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Save each screenshot as NAME.png, and NAME.diff.png where it differs.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Folder to save each screenshot in as NAME.png, and NAME.diff.png where it differs
+    /// (created if missing).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Print machine-readable JSON on stdout instead of tables.
     #[arg(long)]
     pub json: bool,
-    /// Dumps replayed in parallel (default: all cores).
-    #[arg(short, long)]
-    pub jobs: Option<usize>,
+    #[arg(long, allow_hyphen_values = true, help = args::THREADS_HELP, value_parser = args::threads)]
+    pub threads: Option<usize>,
+    /// Replay every dump under this GE model (`hardware` or `ppsspp`) instead of the one
+    /// that made its reference.
+    #[arg(long, value_name = "hardware|ppsspp", value_parser = super::parse_model)]
+    pub model: Option<ge::Model>,
 }
 
 /// One dump to run.
@@ -47,12 +54,14 @@ struct Case {
     family: String,
     dump: PathBuf,
     reference: Option<PathBuf>,
+    model: ge::Model,
 }
 
 /// Outcome of one dump.
 struct Outcome {
     name: String,
     family: String,
+    model: ge::Model,
     mse: Option<f64>,
     pixels: Option<u32>,
     pass: bool,
@@ -61,22 +70,35 @@ struct Outcome {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut cases = discover(&args.dir)?;
-    if let Some(f) = &args.filter {
-        cases.retain(|c| c.name.contains(f.as_str()));
+    if !args.dir.is_dir() {
+        anyhow::bail!(
+            "{} is not a folder (frametests runs every dump in a folder; use replay for one dump)",
+            args.dir.display()
+        );
     }
+    let mut cases = discover(&args.dir)?;
     if cases.is_empty() {
         anyhow::bail!("no .ppdmp or .zip dumps found in {}", args.dir.display());
     }
-    if let Some(out) = &args.out {
-        std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    if let Some(m) = args.model {
+        cases.iter_mut().for_each(|c| c.model = m);
+    }
+    if let Some(f) = &args.filter {
+        let all = cases.len();
+        cases.retain(|c| c.name.contains(f.as_str()));
+        if cases.is_empty() {
+            anyhow::bail!("--filter {f:?} matches none of the {all} dumps in {}", args.dir.display());
+        }
+    }
+    if let Some(out) = &args.output {
+        psprender::output::prepare_dir(out)?;
     }
     let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(cases.len() as u64) };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let outcomes: Vec<Outcome> = pool.install(|| {
         cases
             .par_iter()
@@ -100,17 +122,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn run_case(c: &Case, args: &Args) -> Outcome {
     let start = std::time::Instant::now();
     let result = (|| -> anyhow::Result<(f64, u32)> {
-        let img = render_dump(&c.dump)?;
-        if let Some(out) = &args.out {
-            img.save_png(out.join(format!("{}.png", c.name)))?;
+        let img = render_dump(&c.dump, c.model)?;
+        if let Some(out) = &args.output {
+            psprender::output::save_png(&img, &out.join(format!("{}.png", c.name)))?;
         }
         let reference =
             c.reference.as_ref().context("no reference image (NAME.ref.png, NAME.hardware.png or NAME.png)")?;
         let reference = load_reference(reference)?;
         let score = mse(&img, &reference);
         let pixels = differing_pixels(&img, &reference);
-        if let (Some(out), true) = (&args.out, pixels > 0) {
-            diff_image(&img, &reference).save_png(out.join(format!("{}.diff.png", c.name)))?;
+        if let (Some(out), true) = (&args.output, pixels > 0) {
+            psprender::output::save_png(&diff_image(&img, &reference), &out.join(format!("{}.diff.png", c.name)))?;
         }
         Ok((score, pixels))
     })();
@@ -122,6 +144,7 @@ fn run_case(c: &Case, args: &Args) -> Outcome {
     Outcome {
         name: c.name.clone(),
         family: c.family.clone(),
+        model: c.model,
         pass: mse.is_some_and(|m| m <= args.max_mse),
         mse,
         pixels,
@@ -170,7 +193,8 @@ fn discover(dir: &Path) -> anyhow::Result<Vec<Case>> {
             Some((f, fam)) => (Some(parent.join(f)), fam.clone()),
             None => (None, "unknown".to_string()),
         };
-        cases.push(Case { name, family, dump, reference });
+        let model = reference.as_deref().map_or(ge::Model::Hardware, model_for_reference);
+        cases.push(Case { name, family, dump, reference, model });
     }
     Ok(cases)
 }
@@ -212,29 +236,44 @@ fn fmt_mse(m: Option<f64>) -> String {
 fn tables(outcomes: &[Outcome], max_mse: f64) -> String {
     let mut s = String::new();
     let w = outcomes.iter().map(|o| o.name.len()).max().unwrap_or(4).max(4);
-    let _ = writeln!(s, "{:<w$}  {:>10}  {:>7}  {:>6}  {:>8}", "name", "MSE", "pixels", "result", "ms");
+    let _ = writeln!(s, "{:<w$}  {:>8}  {:>10}  {:>7}  {:>6}  {:>8}", "name", "model", "MSE", "pixels", "result", "ms");
     for o in outcomes {
         let result = if o.pass { "pass" } else { "FAIL" };
         let pixels = o.pixels.map_or("-".to_string(), |p| p.to_string());
-        let _ = writeln!(s, "{:<w$}  {:>10}  {:>7}  {:>6}  {:>8.1}", o.name, fmt_mse(o.mse), pixels, result, o.ms);
+        let (name, model, mse) = (&o.name, o.model.name(), fmt_mse(o.mse));
+        let _ = writeln!(s, "{name:<w$}  {model:>8}  {mse:>10}  {pixels:>7}  {result:>6}  {:>8.1}", o.ms);
         if let Some(e) = &o.error {
             let _ = writeln!(s, "    error: {e}");
         }
     }
-    let _ = writeln!(s, "\n{:<16}  {:>5}  {:>6}  {:>9}", "family", "tests", "MSE 0", format!("<= {max_mse}"));
-    for (fam, (n, exact, pass)) in families(outcomes) {
-        let _ = writeln!(s, "{fam:<16}  {n:>5}  {exact:>6}  {pass:>9}");
+    let limit = format!("<= {max_mse}");
+    let _ = writeln!(s, "\n{:<16}  {:>8}  {:>5}  {:>6}  {limit:>9}", "family", "model", "tests", "MSE 0");
+    for ((fam, model), (n, exact, pass)) in families(outcomes) {
+        let _ = writeln!(s, "{fam:<16}  {model:>8}  {n:>5}  {exact:>6}  {pass:>9}");
+    }
+    let _ = writeln!(s);
+    for (model, (n, exact, pass)) in models(outcomes) {
+        let _ = writeln!(s, "{model} model: {pass}/{n} passed (MSE <= {max_mse}), {exact} at MSE 0");
     }
     let passed = outcomes.iter().filter(|o| o.pass).count();
-    let _ = writeln!(s, "\n{passed}/{} passed (MSE <= {max_mse})", outcomes.len());
+    let _ = writeln!(s, "{passed}/{} passed (MSE <= {max_mse})", outcomes.len());
     s
 }
 
-/// family → (tests, exact matches, passes).
-fn families(outcomes: &[Outcome]) -> BTreeMap<&str, (usize, usize, usize)> {
+/// (family, model) → (tests, exact matches, passes).
+fn families(outcomes: &[Outcome]) -> BTreeMap<(&str, &'static str), (usize, usize, usize)> {
+    count_by(outcomes, |o| (o.family.as_str(), o.model.name()))
+}
+
+/// model → (tests, exact matches, passes).
+fn models(outcomes: &[Outcome]) -> BTreeMap<&'static str, (usize, usize, usize)> {
+    count_by(outcomes, |o| o.model.name())
+}
+
+fn count_by<'a, K: Ord>(outcomes: &'a [Outcome], key: impl Fn(&'a Outcome) -> K) -> BTreeMap<K, (usize, usize, usize)> {
     let mut m = BTreeMap::new();
     for o in outcomes {
-        let e = m.entry(o.family.as_str()).or_insert((0, 0, 0));
+        let e = m.entry(key(o)).or_insert((0, 0, 0));
         e.0 += 1;
         e.1 += usize::from(o.mse == Some(0.0));
         e.2 += usize::from(o.pass);
@@ -274,9 +313,10 @@ fn to_json(outcomes: &[Outcome], max_mse: f64) -> String {
         }
         let _ = write!(
             s,
-            "{{\"name\":{},\"family\":{},\"mse\":{},\"pixels\":{},\"pass\":{},\"ms\":{:.3},\"error\":{}}}",
+            "{{\"name\":{},\"family\":{},\"model\":{},\"mse\":{},\"pixels\":{},\"pass\":{},\"ms\":{:.3},\"error\":{}}}",
             json_str(&o.name),
             json_str(&o.family),
+            json_str(o.model.name()),
             json_num(o.mse),
             o.pixels.map_or("null".to_string(), |p| p.to_string()),
             o.pass,
@@ -284,12 +324,20 @@ fn to_json(outcomes: &[Outcome], max_mse: f64) -> String {
             o.error.as_deref().map_or("null".to_string(), json_str)
         );
     }
-    s.push_str("],\"families\":{");
-    for (i, (fam, (n, exact, pass))) in families(outcomes).into_iter().enumerate() {
+    s.push_str("],\"families\":[");
+    for (i, ((fam, model), (n, exact, pass))) in families(outcomes).into_iter().enumerate() {
         if i > 0 {
             s.push(',');
         }
-        let _ = write!(s, "{}:{{\"tests\":{n},\"exact\":{exact},\"pass\":{pass}}}", json_str(fam));
+        let (fam, model) = (json_str(fam), json_str(model));
+        let _ = write!(s, "{{\"family\":{fam},\"model\":{model},\"tests\":{n},\"exact\":{exact},\"pass\":{pass}}}");
+    }
+    s.push_str("],\"models\":{");
+    for (i, (model, (n, exact, pass))) in models(outcomes).into_iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{}:{{\"tests\":{n},\"exact\":{exact},\"pass\":{pass}}}", json_str(model));
     }
     let passed = outcomes.iter().filter(|o| o.pass).count();
     let _ = writeln!(s, "}},\"passed\":{passed},\"total\":{}}}", outcomes.len());

@@ -1,5 +1,7 @@
 //! Subcommands and what they share: replaying a dump file into a screenshot.
 
+pub mod args;
+pub mod conformance;
 pub mod decode;
 pub mod demo;
 pub mod disasm;
@@ -15,15 +17,33 @@ use ge::display::Image;
 use ge::dump::{self, Dump};
 use std::path::Path;
 
-/// Replay the dump at `path` on a fresh GE and capture its display (ppdmp-format.md §6.6).
-pub fn render_dump(path: &Path) -> anyhow::Result<Image> {
-    render_dump_traced(path, None)
+/// `--model` values: `hardware` or `ppsspp`.
+pub fn parse_model(s: &str) -> Result<ge::Model, String> {
+    s.parse().map_err(|e: ge::model::UnknownModel| e.to_string())
+}
+
+/// The model a reference image was made by, from its name: `NAME.hardware.png` (or
+/// `.bmp`) is a real PSP's screenshot; anything else (`NAME.ref.png` frame tests, the
+/// synthetic corpus's `NAME.png`) is PPSSPP's.
+pub fn model_for_reference(reference: &Path) -> ge::Model {
+    let name = reference.file_name().map(|f| f.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    if name.ends_with(".hardware.png") || name.ends_with(".hardware.bmp") {
+        ge::Model::Hardware
+    } else {
+        ge::Model::Ppsspp
+    }
+}
+
+/// Replay the dump at `path` on a fresh GE of `model` and capture its display
+/// (ppdmp-format.md §6.6).
+pub fn render_dump(path: &Path, model: ge::Model) -> anyhow::Result<Image> {
+    render_dump_traced(path, model, None)
 }
 
 /// [`render_dump`], optionally reporting every fragment drawn at one pixel to stderr.
-pub fn render_dump_traced(path: &Path, trace: Option<(i32, i32)>) -> anyhow::Result<Image> {
+pub fn render_dump_traced(path: &Path, model: ge::Model, trace: Option<(i32, i32)>) -> anyhow::Result<Image> {
     let dump = Dump::open(path)?;
-    let mut ge = ge::Ge::new();
+    let mut ge = ge::Ge::with_model(model);
     ge.draw.trace_pixel = trace;
     let disp = dump::replay(&dump, &mut ge).map_err(|e| e.in_file(path))?;
     tracing::info!(
@@ -31,6 +51,7 @@ pub fn render_dump_traced(path: &Path, trace: Option<(i32, i32)>) -> anyhow::Res
         version = dump.version,
         game = %dump.game_id,
         records = dump.records.len(),
+        model = %model,
         pushbuf = dump.pushbuf.len(),
         screen = ?disp,
         "replayed"

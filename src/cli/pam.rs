@@ -8,7 +8,8 @@
 //! column-major column-vector matrix).
 
 use anyhow::Context;
-use psprender::pam::{Animation, ChannelKind, EulerOrder, KeyForm, Keys, Pam};
+use psprender::pam::eval::loop_frame;
+use psprender::pam::{Animation, ChannelKind, EulerOrder, KeyForm, Keys};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -21,8 +22,10 @@ pub struct Args {
     /// Only this animation: slot index or name.
     #[arg(long)]
     pub anim: Option<String>,
-    /// Also evaluate every bone at this frame (fractional frames interpolate).
-    #[arg(long)]
+    /// Also evaluate every bone at this frame, 0..=1000000 (fractional frames interpolate).
+    /// Past the animation's end its loop rule applies: from loop-from the frame jumps back to
+    /// loop-to; an animation that does not loop holds its last frame.
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::frame)]
     pub frame: Option<f32>,
     /// JSON output instead of text.
     #[arg(long)]
@@ -95,7 +98,10 @@ struct ChannelReport {
 
 #[derive(Serialize)]
 struct PoseReport {
+    /// The frame asked for.
     frame: f32,
+    /// The frame evaluated after the loop rule (equal to `frame` inside the animation).
+    evaluated_frame: f32,
     bones: Vec<BonePose>,
 }
 
@@ -164,10 +170,15 @@ fn anim_report(a: &Animation, detail: bool, frame: Option<f32>) -> AnimReport {
             })
             .collect()
     });
-    let pose = frame.filter(|_| detail).map(|frame| PoseReport {
+    let pose = frame.filter(|_| detail).map(|frame| {
+        let evaluated_frame = loop_frame(frame, a.frame_count, a.loop_from, a.loop_to);
+        (frame, evaluated_frame)
+    });
+    let pose = pose.map(|(frame, evaluated_frame)| PoseReport {
         frame,
+        evaluated_frame,
         bones: a
-            .evaluate(frame)
+            .evaluate(evaluated_frame)
             .iter()
             .enumerate()
             .map(|(bone, t)| BonePose {
@@ -239,7 +250,15 @@ fn text(r: &Report) -> String {
             }
         }
         if let Some(p) = &a.pose {
-            let _ = writeln!(o, "  pose at frame {:?}", p.frame);
+            if p.evaluated_frame == p.frame {
+                let _ = writeln!(o, "  pose at frame {:?}", p.frame);
+            } else {
+                let _ = writeln!(
+                    o,
+                    "  pose at frame {:?} (loop rule: evaluated at frame {:?})",
+                    p.frame, p.evaluated_frame
+                );
+            }
             for b in &p.bones {
                 let _ = writeln!(o, "  bone {} T {} R {} S {}", b.bone, v3(b.translation), v3(b.rotation), v3(b.scale));
                 let rows: Vec<String> =
@@ -253,10 +272,9 @@ fn text(r: &Report) -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.pam.display().to_string();
-    let bytes = std::fs::read(&args.pam).with_context(|| format!("reading {path}"))?;
-    let pam = Pam::parse(&bytes).with_context(|| format!("parsing {path}"))?;
+    let pam = super::render::load_pam(&args.pam)?;
     let selected = match &args.anim {
-        Some(sel) => Some(pam.find(sel).with_context(|| format!("{path}: no animation {sel:?}"))?.0),
+        Some(sel) => Some(super::render::select_animation(&pam, Some(sel), &args.pam)?),
         None => None,
     };
     let animations = pam

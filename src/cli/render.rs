@@ -1,7 +1,9 @@
 //! `psprender render MODEL.pmo|MAP.pmp -o out.png`: draw a model through the GE model with an
 //! automatic camera; the scene options ([`SceneArgs`]) are shared with `export-dump` and `view`.
 
+use super::args;
 use anyhow::Context;
+use psprender::pam::eval::loop_frame;
 use psprender::pam::pose::{pose_globals, EulerOrder, PoseOptions, ScaleInheritance};
 use psprender::pam::{Animation, Pam};
 use psprender::scene::policy::{Policy, ScaleIn};
@@ -28,16 +30,16 @@ pub struct SceneArgs {
     /// A BBS model (.pmo) or map (.pmp).
     pub model: PathBuf,
     /// Camera orbit angle around the vertical axis, degrees (0 = looking from +Z).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true, value_parser = args::finite)]
     pub yaw: f32,
-    /// Camera elevation, degrees (positive = from above).
-    #[arg(long, default_value_t = 8.6, allow_negative_numbers = true)]
+    /// Camera elevation, degrees, -90 < PITCH < 90 (positive = from above).
+    #[arg(long, default_value_t = 8.6, allow_hyphen_values = true, value_parser = args::pitch)]
     pub pitch: f32,
-    /// Camera distance from the model's centre (default: the closest that frames the model).
-    #[arg(long)]
+    /// Camera distance from the model's centre, above 0 (default: the closest that frames the model).
+    #[arg(long, allow_hyphen_values = true, value_parser = args::positive)]
     pub distance: Option<f32>,
-    /// Vertical field of view, degrees.
-    #[arg(long, default_value_t = scene::DEFAULT_FOV)]
+    /// Vertical field of view, degrees, 0 < FOV < 180.
+    #[arg(long, default_value_t = scene::DEFAULT_FOV, allow_hyphen_values = true, value_parser = args::fov)]
     pub fov: f32,
     /// Framebuffer pixel format.
     #[arg(long, value_enum, default_value = "8888")]
@@ -69,9 +71,11 @@ pub struct SceneArgs {
     /// Where the model scale is applied for skinned sections.
     #[arg(long, value_enum, default_value = "bones")]
     pub scale_in: ScaleIn,
-    /// Raster threads (default: all cores); the image is the same for any count.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, help = args::THREADS_HELP, value_parser = args::threads)]
     pub threads: Option<usize>,
+    /// GE model: `hardware` (the PSP) or `ppsspp` (PPSSPP's software renderer).
+    #[arg(long = "model", value_name = "hardware|ppsspp", default_value = "hardware", value_parser = super::parse_model)]
+    pub ge_model: ge::Model,
 }
 
 fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
@@ -117,14 +121,14 @@ impl SceneArgs {
     pub fn camera_for(&self, bounds: &scene::camera::Bounds) -> Camera {
         let mut c = Camera::framing(bounds, self.yaw.to_radians(), self.pitch.to_radians(), self.fov);
         if let Some(d) = self.distance {
-            c.distance = d.max(1e-4);
+            c.distance = d;
             c.fit_clip(bounds.radius());
         }
         c
     }
 
     pub fn new_ge(&self) -> ge::Ge {
-        let mut ge = ge::Ge::new();
+        let mut ge = ge::Ge::with_model(self.ge_model);
         if let Some(n) = self.threads {
             ge.set_threads(n);
         }
@@ -159,8 +163,10 @@ pub struct PoseArgs {
     /// Animation slot index or name (default: the first non-empty slot).
     #[arg(long, requires = "pam")]
     pub anim: Option<String>,
-    /// Frame to pose (fractional frames interpolate).
-    #[arg(long, default_value_t = 0.0, requires = "pam")]
+    /// Frame to pose, 0..=1000000 (fractional frames interpolate). Past the animation's end
+    /// its loop rule applies: from loop-from the frame jumps back to loop-to; an animation
+    /// that does not loop holds its last frame.
+    #[arg(long, default_value_t = 0.0, requires = "pam", allow_hyphen_values = true, value_parser = args::frame)]
     pub frame: f32,
     /// PAM rotation order.
     #[arg(long, value_enum, default_value = "xyz")]
@@ -182,8 +188,14 @@ impl Posing {
         // `slot` always names a present animation (checked in `PoseArgs::load`).
         self.pam.animations[self.slot].as_ref().expect("slot holds an animation")
     }
+    /// The pose at `frame`, after the animation's loop rule ([`Posing::looped`]).
     pub fn globals(&self, skeleton: &psprender::pmo::Skeleton, frame: f32) -> Vec<glam::Mat4> {
-        pose_globals(skeleton, self.animation(), frame, &self.options)
+        pose_globals(skeleton, self.animation(), self.looped(frame), &self.options)
+    }
+    /// `frame` mapped into the animation by its loop rule (what the viewer's playback does).
+    pub fn looped(&self, frame: f32) -> f32 {
+        let a = self.animation();
+        loop_frame(frame, a.frame_count, a.loop_from, a.loop_to)
     }
 }
 
@@ -204,18 +216,8 @@ impl PoseArgs {
     /// The PAM and the chosen animation, or `None` without `--pam`.
     pub fn load(&self, model: &Model) -> anyhow::Result<Option<Posing>> {
         let Some(path) = &self.pam else { return Ok(None) };
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        let pam = Pam::parse(&bytes).with_context(|| format!("parsing {}", path.display()))?;
-        let slot = match &self.anim {
-            Some(a) => {
-                pam.find(a).map(|(i, _)| i).with_context(|| format!("{}: no animation {a:?}", path.display()))?
-            }
-            None => pam
-                .animations
-                .iter()
-                .position(Option::is_some)
-                .with_context(|| format!("{}: no animations", path.display()))?,
-        };
+        let pam = load_pam(path)?;
+        let slot = select_animation(&pam, self.anim.as_deref(), path)?;
         let Some(skeleton) = model.skeleton() else {
             anyhow::bail!("{} has no skeleton to pose", path.display());
         };
@@ -237,26 +239,57 @@ pub struct Args {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub pose: PoseArgs,
-    /// Render frames A..B (inclusive, integers) in parallel; -o must hold a frame-number
-    /// pattern such as %04d.
-    #[arg(long, value_parser = parse_range, requires = "pam", conflicts_with = "frame")]
+    /// Render frames A..B (inclusive, whole frames) in parallel; -o must hold a frame-number
+    /// pattern such as %04d. Frames past the end follow the loop rule, as for --frame.
+    #[arg(long, value_parser = args::frame_range, requires = "pam", conflicts_with = "frame")]
     pub frames: Option<(u32, u32)>,
-    /// Where to write the 480x272 PNG.
-    #[arg(short, long, default_value = "out.png")]
-    pub output: PathBuf,
+    /// Where to write the 480x272 PNG (default: the model's name with .png, in the current folder).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
 }
 
-fn parse_range(s: &str) -> Result<(u32, u32), String> {
-    let (a, b) = s.split_once("..").ok_or("expected A..B")?;
-    let a: u32 = a.trim().parse().map_err(|e| format!("{e}"))?;
-    let b: u32 = b.trim().trim_start_matches('=').parse().map_err(|e| format!("{e}"))?;
-    if b < a {
-        return Err(format!("empty range {a}..{b}"));
+/// Read and parse a PAM, naming the file in every error.
+pub fn load_pam(path: &std::path::Path) -> anyhow::Result<Pam> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Pam::parse(&bytes).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// The slot `--anim` names (index or name), or the first non-empty slot; an unknown name
+/// lists the animations there are.
+pub fn select_animation(pam: &Pam, anim: Option<&str>, path: &std::path::Path) -> anyhow::Result<usize> {
+    let present: Vec<String> = pam
+        .animations
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| a.as_ref().map(|a| format!("{i} ({:?})", a.name())))
+        .collect();
+    match anim {
+        Some(a) => pam
+            .find(a)
+            .map(|(i, _)| i)
+            .with_context(|| format!("{}: no animation {a:?}; it has {}", path.display(), list_or_none(&present))),
+        None => pam
+            .animations
+            .iter()
+            .position(Option::is_some)
+            .with_context(|| format!("{}: no animations (every slot is empty)", path.display())),
     }
-    if b - a > 100_000 {
-        return Err("more than 100000 frames".into());
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_string()
+    } else {
+        items.join(", ")
     }
-    Ok((a, b))
+}
+
+/// `-o`, or the input's file stem + `.ext` in the current folder.
+pub fn default_output(output: &Option<PathBuf>, input: &std::path::Path, ext: &str) -> PathBuf {
+    output.clone().unwrap_or_else(|| {
+        let stem = input.file_stem().map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from(format!("{stem}.{ext}"))
+    })
 }
 
 /// Replace the first `%d` / `%0Nd` in `pattern` with `n`.
@@ -271,12 +304,22 @@ pub fn frame_path(pattern: &std::path::Path, n: u32) -> Option<PathBuf> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = std::time::Instant::now();
+    let output = default_output(&args.output, &args.scene.model, "png");
+    match args.frames {
+        Some((a, _)) => {
+            let first = frame_path(&output, a).with_context(|| {
+                format!("--frames needs an output pattern with %d or %0Nd, got {}", output.display())
+            })?;
+            psprender::output::prepare(&first)?;
+        }
+        None => psprender::output::prepare(&output)?,
+    }
     let model = args.scene.load()?;
     let opts = args.scene.options();
     let posing = args.pose.load(&model)?;
     let skeleton = model.skeleton();
     if let (Some((a, b)), Some(p), Some(sk)) = (args.frames, &posing, skeleton) {
-        return render_sequence(&args, &model, &opts, p, sk, a, b);
+        return render_sequence(&args, &output, &model, &opts, p, sk, a, b);
     }
     let pose = posing.as_ref().zip(skeleton).map(|(p, sk)| p.globals(sk, args.pose.frame));
     let camera = args.scene.camera(&model, pose.as_deref(), &opts);
@@ -284,15 +327,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("building the display list for {}", args.scene.model.display()))?;
     let mut ge = args.scene.new_ge();
     let img = frame.render(&mut ge).with_context(|| format!("rendering {}", args.scene.model.display()))?;
-    save_screen(&img, &args.output)?;
-    println!("wrote {} in {:.1} ms", args.output.display(), start.elapsed().as_secs_f64() * 1e3);
+    save_screen(&img, &output)?;
+    println!("wrote {} in {:.1} ms", output.display(), start.elapsed().as_secs_f64() * 1e3);
     Ok(ExitCode::SUCCESS)
 }
 
 /// Frames `a..=b` in parallel (one GE per frame, one raster thread each), one camera framing
 /// every frame's pose, with a progress bar.
+#[allow(clippy::too_many_arguments)]
 fn render_sequence(
     args: &Args,
+    output: &std::path::Path,
     model: &Model,
     opts: &RenderOptions,
     posing: &Posing,
@@ -302,9 +347,6 @@ fn render_sequence(
 ) -> anyhow::Result<ExitCode> {
     use rayon::prelude::*;
     let start = std::time::Instant::now();
-    if frame_path(&args.output, a).is_none() {
-        anyhow::bail!("--frames needs an output pattern with %d or %0Nd, got {}", args.output.display());
-    }
     let poses: Vec<Vec<glam::Mat4>> = (a..=b).map(|f| posing.globals(skeleton, f as f32)).collect();
     let mut bounds = scene::camera::Bounds::EMPTY;
     for p in &poses {
@@ -322,17 +364,17 @@ fn render_sequence(
         poses.par_iter().enumerate().try_for_each(|(i, pose)| -> anyhow::Result<()> {
             let n = a + i as u32;
             let frame = scene::build_frame(model, Some(pose), &camera, opts)?;
-            let mut ge = ge::Ge::new();
+            let mut ge = ge::Ge::with_model(args.scene.ge_model);
             ge.set_threads(1);
             let img = frame.render(&mut ge).with_context(|| format!("rendering frame {n}"))?;
-            let path = frame_path(&args.output, n).expect("pattern checked above");
+            let path = frame_path(output, n).expect("pattern checked in run");
             save_screen(&img, &path)?;
             bar.inc(1);
             Ok(())
         })
     };
     match args.scene.threads {
-        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t.max(1)).build()?.install(run)?,
+        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(run)?,
         None => run()?,
     }
     bar.finish_and_clear();
@@ -340,7 +382,7 @@ fn render_sequence(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Save the visible 480x272 part of a display capture.
+/// Save the visible 480x272 part of a display capture (atomically).
 pub fn save_screen(img: &ge::display::Image, path: &std::path::Path) -> anyhow::Result<()> {
-    img.crop(480, 272).save_png(path).with_context(|| format!("saving {}", path.display()))
+    Ok(psprender::output::save_png(&img.crop(480, 272), path)?)
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
-#[command(after_long_help = "\
+#[command(after_help = "\
 Mouse: left drag orbits, right or middle drag pans, wheel zooms.
 Keys:  Space play/pause   Left/Right step a frame   Home/End first/last frame
        PageUp/PageDown -/+10 frames   [ ] previous/next animation
@@ -25,9 +25,9 @@ pub struct Args {
     #[command(flatten)]
     pub pose: PoseArgs,
     /// Window pixels per PSP pixel.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=8))]
+    #[arg(long, default_value_t = 2, allow_hyphen_values = true, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub scale: u32,
-    /// Folder for F2/P screenshots (view-NNNN.png).
+    /// Folder for F2/P screenshots (view-NNNN.png; created if missing).
     #[arg(long, default_value = ".")]
     pub screenshot_dir: PathBuf,
     /// Close after this many redraws (each renders the GE; no overlays): for tests and timing.
@@ -39,6 +39,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    psprender::output::prepare_dir(&args.screenshot_dir)?;
+    if let Some(shot) = &args.screenshot {
+        psprender::output::prepare(shot)?;
+    }
     let model = args.scene.load()?;
     let options = args.scene.options();
     let (clips, start_clip) = clips(&args.pose, &model)?;
@@ -53,6 +57,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options,
         camera,
         threads: args.scene.threads,
+        ge_model: args.scene.ge_model,
         title,
     };
     let control = ViewerControl {

@@ -10,17 +10,8 @@ use glam::{Mat4, Vec3};
 use serde_json::Value;
 
 fn sample(rel: &str) -> Option<Vec<u8>> {
-    let root = std::env::var_os("PSPRENDER_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    let p = root.join("samples").join(rel);
-    match std::fs::read(&p) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("skipping: sample {} not available ({e}; set PSPRENDER_SHARED)", p.display());
-            None
-        }
-    }
+    let p = crate::shared::sample(rel)?;
+    Some(std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
 }
 
 fn test_pam() -> Option<Pam> {

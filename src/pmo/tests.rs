@@ -321,16 +321,7 @@ proptest! {
 // ---- sample files (not committed; skipped when absent) ----
 
 pub(crate) fn sample_dir() -> Option<std::path::PathBuf> {
-    let root = std::env::var_os("PSPRENDER_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    let dir = root.join("samples/bbs-pmo");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: sample directory {} not found (set PSPRENDER_SHARED)", dir.display());
-        None
-    }
+    crate::shared::sample("bbs-pmo")
 }
 
 pub(crate) fn sample(name: &str) -> Option<Vec<u8>> {

@@ -221,7 +221,7 @@ fn renders_and_filters() {
     assert_eq!(both, img);
     assert!(matches!(
         build_frame(&model, None, &camera(), &RenderOptions { section: Some(1), ..o.clone() }),
-        Err(SceneError::NoSuchSection(1))
+        Err(SceneError::NoSuchSection { section: 1, .. })
     ));
     // Hidden toggles and wireframe.
     let hidden = render(&model, None, &camera(), &RenderOptions { hidden: vec![true], ..o.clone() }, 1).unwrap();

@@ -160,6 +160,11 @@ struct App {
 }
 
 pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerStats, ViewerError> {
+    // winit's own error for a missing display names its source file; say it plainly instead.
+    let unset = |v: &str| std::env::var_os(v).is_none_or(|s| s.is_empty());
+    if unset("DISPLAY") && unset("WAYLAND_DISPLAY") {
+        return Err(ViewerError::NoDisplay);
+    }
     let event_loop = EventLoop::new()?;
     let mut app = App::new(input, control);
     event_loop.run_app(&mut app)?;
@@ -174,7 +179,7 @@ pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerSt
 
 impl App {
     fn new(input: ViewerInput, control: ViewerControl) -> App {
-        let ViewerInput { model, clips, start_clip, start_frame, options, camera, threads, title } = input;
+        let ViewerInput { model, clips, start_clip, start_frame, options, camera, threads, ge_model, title } = input;
         let timings = clips.iter().map(|c| ClipTiming { frames: c.frames, fps: c.fps, looping: c.looping }).collect();
         let mut state = ViewerState::new(camera, 1.0, options, model.section_count(), timings);
         state.start(start_clip, start_frame);
@@ -182,7 +187,7 @@ impl App {
         state.radius = model_bounds(&model, pose0.as_deref(), &state.opts).radius();
         let scale = control.scale.clamp(1, 8);
         state.window_scale = scale as f32;
-        let mut ge = ge::Ge::new();
+        let mut ge = ge::Ge::with_model(ge_model);
         if let Some(n) = threads {
             ge.set_threads(n);
         }
@@ -378,9 +383,7 @@ impl App {
 
 /// The visible 480×272 of a capture as PNG: the bytes `psprender render` writes.
 fn save_screen(img: &Image, path: &Path) -> Result<(), ViewerError> {
-    img.crop(SCREEN_W, SCREEN_H)
-        .save_png(path)
-        .map_err(|source| ViewerError::Image { path: path.display().to_string(), source })
+    Ok(crate::output::save_png(&img.crop(SCREEN_W, SCREEN_H), path)?)
 }
 
 impl ApplicationHandler for App {

@@ -420,6 +420,9 @@ impl ViewerState {
         if self.opts.wireframe {
             s += " | wire";
         }
+        if self.skeleton {
+            s += " | skel";
+        }
         let hidden = self.hidden_list();
         if !hidden.is_empty() {
             s += &format!(" | hidden {hidden}");
@@ -651,6 +654,10 @@ mod tests {
         assert_eq!(b.status(None, 1.0, 0.0), "  1.0 ms (max 1000 fps) | bind pose | list all");
         // Before the first measurement.
         assert_eq!(b.status(None, 0.0, 0.0), "  -.- ms | bind pose | list all");
+        // K shows the skeleton, and the status line says so.
+        let mut k = state(vec![]);
+        k.handle(Input::Key(Key::Skeleton));
+        assert_eq!(k.status(None, 1.0, 0.0), "  1.0 ms (max 1000 fps) | bind pose | list all | skel");
         s.handle(Input::Key(Key::Space));
         s.handle(Input::Key(Key::ListFilter));
         assert_eq!(s.status(Some("run"), 10.0, 59.6), " 10.0 ms  60 fps | run 1/1 f12.0/30 | list 0 | wire | hidden 1");

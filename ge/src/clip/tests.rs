@@ -18,7 +18,7 @@ fn state(clamp: bool) -> TransformState {
     setf(&mut r, op::VIEWPORTYCENTER, 100.0);
     setf(&mut r, op::VIEWPORTZCENTER, 30000.0);
     r.set(op::DEPTHCLAMPENABLE, clamp as u32);
-    TransformState::decode(&r, &Matrices::default(), &VertexType::from_bits(3 << 7))
+    TransformState::decode(&r, &Matrices::default(), &VertexType::from_bits(3 << 7), crate::transform::RsqrtRule::Exact)
 }
 
 fn cv(x: f32, y: f32, z: f32, w: f32) -> ClipVertex {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::{DrawState, Shape};
 use crate::clip::{self, CullMode, Projected};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
-use crate::raster::{self, ClipRect, DetectState, SpriteFastPathState};
+use crate::raster::{self, DetectState, SpriteFastPathState};
 use crate::transform::{self, TransformState};
 
 /// A vertex waiting for assembly: clip space (transform mode) plus its projection, or
@@ -63,23 +63,16 @@ impl AsmVertex {
 /// Buffers [`Sink`] reuses from PRIM to PRIM (owned by the draw context).
 #[derive(Default)]
 pub struct Scratch {
-    /// Shapes of the current PRIM, binned by [`Sink::finish`].
-    pending: Vec<Shape>,
-    counted: Vec<[u8; 4]>,
-    rect_v1: Vec<Option<[u8; 4]>>,
-    fallback: Vec<bool>,
+    /// Shapes of the current PRIM, binned by the draw path once assembly is done.
+    pub(super) pending: Vec<Shape>,
     tris: Vec<[ScreenVertex; 3]>,
     lines: Vec<[ScreenVertex; 2]>,
 }
 
-/// Where assembled primitives go: clipping, the sprite paths, and the bin queue.
+/// Where assembled primitives go: clipping and the sprite paths, into the PRIM's shapes.
 pub struct Sink<'a> {
-    pub queue: &'a mut super::queue::BinQueue,
     pub state: Arc<DrawState>,
     pub ts: &'a TransformState,
-    pub jit: &'a mut super::jit::JitCache,
-    /// Cache of `state` with the C++ fallback sampler (see [`super::jit`]).
-    pub fallback_state: &'a mut Option<Arc<DrawState>>,
     /// Reused buffers, among them the current PRIM's shapes.
     pub scratch: &'a mut Scratch,
     /// Immediate-mode vertices ([`super::immediate`]): their screen positions are given,
@@ -105,65 +98,9 @@ impl Sink<'_> {
         }
     }
 
-    /// Queue a shape; [`Sink::finish`] bins the PRIM's shapes.
+    /// Add a shape to the PRIM's shapes.
     fn push(&mut self, shape: Shape) {
         self.scratch.pending.push(shape);
-    }
-
-    /// Bin the PRIM's shapes under the sampler PPSSPP would run for each ([`super::jit`]).
-    pub fn finish(&mut self) {
-        let mut shapes = std::mem::take(&mut self.scratch.pending);
-        let mut fallback = std::mem::take(&mut self.scratch.fallback);
-        let flat = self.state.flat;
-        let Scratch { counted, rect_v1, .. } = &mut *self.scratch;
-        counted.clear();
-        rect_v1.clear();
-        for shape in &shapes {
-            // The colours `CalculateRasterStateFlags` looks at; rectangles also get
-            // `DrawRectangle`'s flat re-optimization.
-            let (vs, v1): (&[ScreenVertex], _) = match shape {
-                Shape::Triangle(v) => (if flat { &v[2..] } else { &v[..] }, None),
-                Shape::Rectangle(v) => (&v[1..], Some(v[1].color0)),
-                Shape::Sprite(v) | Shape::ClearRect(v) => (&v[1..], None),
-                Shape::Line(v) => (if flat { &v[1..] } else { &v[..] }, None),
-                Shape::Point(v) => (std::slice::from_ref(v), None),
-            };
-            counted.extend(vs.iter().map(|v| v.color0));
-            rect_v1.push(v1);
-        }
-        self.jit.fallbacks_into(&self.state, counted, rect_v1, &mut fallback);
-        for (shape, &fb) in shapes.drain(..).zip(&fallback) {
-            let state = if fb {
-                self.fallback_state
-                    .get_or_insert_with(|| {
-                        let mut s = (*self.state).clone();
-                        if let Some(t) = s.texture.as_mut() {
-                            t.cpp_sampler = true;
-                        }
-                        Arc::new(s)
-                    })
-                    .clone()
-            } else {
-                self.state.clone()
-            };
-            self.bin(state, shape);
-        }
-        self.scratch.pending = shapes;
-        self.scratch.fallback = fallback;
-    }
-
-    /// Bin a shape whose bounds meet the scissor [PP `BinManager::Add*` range check].
-    fn bin(&mut self, state: Arc<DrawState>, shape: Shape) {
-        let b = match &shape {
-            Shape::Triangle(v) => raster::bounds(v),
-            Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) | Shape::Line(v) => raster::bounds(v),
-            Shape::Point(v) => raster::bounds(std::slice::from_ref(v)),
-        };
-        let r: ClipRect = b.intersect(&state.scissor);
-        if r.is_empty() {
-            return;
-        }
-        self.queue.push(r, state, shape);
     }
 
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.
@@ -537,7 +474,7 @@ mod tests {
         for i in 0..4 {
             m.proj[5 * i] = 1.0;
         }
-        let mut t = TransformState::decode(&r, &m, &VertexType::from_bits(3 << 7));
+        let mut t = TransformState::decode(&r, &m, &VertexType::from_bits(3 << 7), crate::transform::RsqrtRule::Exact);
         t.id = xscale as u64; // distinct non-zero ids, as the GE assigns them
         t
     }

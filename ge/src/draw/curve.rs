@@ -37,6 +37,8 @@ impl Ge {
         self.set_draw_prim_class(self.regs.arg(op::PATCHPRIMITIVE) & 3 == 0);
         let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
         let mut params = PatchParams::decode(&self.regs, cmd, arg, &vtype);
+        params.rsqrt = self.model().rsqrt_rule();
+        params.rule = self.model().tessellation_rule();
         let count = params.control_count();
         let layout = VertexLayout::new(vtype.raw);
         let dp = self.decode_params();

@@ -197,7 +197,7 @@ impl Replayer {
             return Ok(());
         }
         for (w, index) in self.list.drain(..) {
-            ge.execute_word(w).map_err(|source| DumpError::from(DumpErrorKind::Ge { index, source }))?;
+            ge.execute_word(w).map_err(|cause| DumpError::from(DumpErrorKind::Ge { index, cause }))?;
         }
         ge.flush();
         Ok(())
@@ -225,7 +225,7 @@ impl Replayer {
 
     fn record(&mut self, ge: &mut Ge, dump: &Dump, index: usize, rec: &Record, is_last: bool) -> Result<(), DumpError> {
         let payload = dump.payload(rec);
-        let ge_err = |source| DumpError::from(DumpErrorKind::Ge { index, source });
+        let ge_err = |cause| DumpError::from(DumpErrorKind::Ge { index, cause });
         match rec.kind {
             RecordKind::Init => {
                 // Applied at once, like PPSSPP's ReapplyGfxState operation (no sync).

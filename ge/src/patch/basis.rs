@@ -6,6 +6,8 @@
 //! and single-precision rounding, because the reference images come from its output
 //! [PP `SplineCommon.cpp` `Bezier3DWeight`/`Spline3DWeight`].
 
+use crate::transform::RsqrtRule;
+
 /// The four basis values at one parameter and their derivatives with respect to it.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Weight {
@@ -119,13 +121,11 @@ fn spline_at(t: f32, knots: [f32; 3], div: &KnotDiv) -> Weight {
     Weight { basis, deriv }
 }
 
-/// `RSQRTPS` as the reference CPU (AMD Zen) computes it (one model, shared with the transform stage).
-pub use crate::transform::rsqrt_approx;
-
-/// `v · RSQRTPS(DPPS(v, v))`: PPSSPP's SSE4.1 `Vec3<float>::Normalized`, with the dot
-/// product summed as `(x² + y²) + z²` [PP `Math3D.cpp` `SSENormalizeMultiplierSSE4`].
-pub fn normalized_approx(v: [f32; 3]) -> [f32; 3] {
-    let k = rsqrt_approx(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+/// `v · rsqrt(DPPS(v, v))`: PPSSPP's SSE4.1 `Vec3<float>::Normalized`, with the dot
+/// product summed as `(x² + y²) + z²` [PP `Math3D.cpp` `SSENormalizeMultiplierSSE4`] and
+/// the reciprocal square root of `rule`.
+pub fn normalized_approx(v: [f32; 3], rule: RsqrtRule) -> [f32; 3] {
+    let k = rule.rsqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     [v[0] * k, v[1] * k, v[2] * k]
 }
 

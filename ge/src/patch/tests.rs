@@ -18,6 +18,7 @@ fn params(kind: PatchKind, u: u32, v: u32, du: u32, dv: u32) -> PatchParams {
         has_normal: false,
         max_index: None,
         rule: TessellationRule::Ppsspp,
+        rsqrt: RsqrtRule::AmdRsqrtps,
     }
 }
 
@@ -154,6 +155,13 @@ fn normals_follow_the_derivatives_and_patchfacing_reverses_them() {
     // Reversal only applies to evaluated normals.
     p.has_normal = false;
     assert!(tessellate(&p, &c).vertices.iter().all(|v| v.normal == [0.0, 0.0, 1.0]));
+    // The AMD RSQRTPS(81) = 0x3DE38800 (0.11109924) gives 9 · 0.11109924 = 0.9998932; the
+    // exact rule gives 9 · (1/√81) = 1.
+    assert!(t.vertices.iter().all(|v| v.normal[2] == 9.0 * f32::from_bits(0x3DE3_8800)));
+    p.has_normal = true;
+    p.reverse_normals = false;
+    p.rsqrt = RsqrtRule::Exact;
+    assert!(tessellate(&p, &c).vertices.iter().all(|v| v.normal == [0.0, 0.0, 1.0]));
 }
 
 #[test]
@@ -284,20 +292,6 @@ fn decode_reads_command_and_registers() {
 }
 
 #[test]
-fn rsqrt_known_values() {
-    // AMD Zen RSQRTSS (measured): 1.0 → 0x3F7FF800 (1 − 2⁻¹³); 4.0 one exponent step
-    // lower; 2.0 → 0x3F350000 (fraction 0x6A0).
-    assert_eq!(rsqrt_approx(1.0).to_bits(), 0x3F7F_F800);
-    assert_eq!(rsqrt_approx(4.0).to_bits(), 0x3EFF_F800);
-    assert_eq!(rsqrt_approx(2.0).to_bits(), 0x3F35_0000);
-    assert_eq!(rsqrt_approx(0.0), f32::INFINITY);
-    assert_eq!(rsqrt_approx(-0.0), f32::NEG_INFINITY);
-    assert_eq!(rsqrt_approx(f32::INFINITY), 0.0);
-    assert!(rsqrt_approx(-1.0).is_nan());
-    assert!(rsqrt_approx(f32::NAN).is_nan());
-}
-
-#[test]
 fn colour_rounding_is_cvtps2dq() {
     assert_eq!(unit_to_u8(0.5), 128); // 127.5 → even
     assert_eq!(unit_to_u8(-0.3), 0);
@@ -308,13 +302,6 @@ fn colour_rounding_is_cvtps2dq() {
 }
 
 proptest! {
-    #[test]
-    fn rsqrt_relative_error_is_small(x in 1e-30f32..1e30) {
-        let r = rsqrt_approx(x) as f64;
-        let e = (r * (x as f64).sqrt() - 1.0).abs();
-        prop_assert!(e <= 1.5 / 4096.0, "x {} err {}", x, e);
-    }
-
     #[test]
     fn spline_weights_partition_unity(tess in 1u32..20, count in 4u32..12, edge in 0u8..4) {
         let w = spline_weights(tess, count, edge);

@@ -218,11 +218,9 @@ impl LogicOp {
             LogicOp::OrReverse => s | !d,
             LogicOp::CopyInverted => !s,
             LogicOp::OrInverted => !s | d,
-            // [PP DrawPixelX86.cpp Jit_ApplyLogicOp] the x86 JIT (which made the
-            // references) ANDs the destination into a scratch register and then just
-            // inverts the source, so NAND behaves as COPY_INVERTED there. The C++ path
-            // computes !(s & d). guess: hardware does a real NAND.
-            LogicOp::Nand => !s,
+            // guess: the GE computes a real NAND, as PPSSPP's C++ path does (its x86 JIT
+            // differs, see `crate::ppsspp::rewrite_pixel`).
+            LogicOp::Nand => !(s & d),
             LogicOp::Set => !0,
         }
     }
@@ -293,8 +291,8 @@ mod tests {
         for (op, e) in expect.iter().enumerate() {
             assert_eq!(r(op as u32), *e, "op {op}");
         }
-        // NAND as the x86 JIT does it (= !s).
-        assert_eq!(r(14), 0b0011);
+        // NAND = !(s & d).
+        assert_eq!(r(14), 0b0111);
         assert_eq!(r(15), 0b1111);
     }
 }

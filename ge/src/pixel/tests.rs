@@ -358,19 +358,27 @@ fn logic_ops_rgb_only() {
 
 #[test]
 fn x86_jit_logic_quirks() {
-    // NAND behaves as COPY_INVERTED: s = 0x0F0F0F, d = 0x00FFFF → !s = 0xF0F0F0.
-    let st = PixelState::decode(&regs(F8888, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 14)]), true);
+    let jit = |r: &Regs| {
+        let mut st = PixelState::decode(r, true);
+        crate::ppsspp::rewrite_pixel(&mut st);
+        st
+    };
+    // NAND: s = 0x0F0F0F, d = 0x00FFFF → !(s & d) = 0xFFF0F0 on the GE ...
+    let nand = regs(F8888, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 14)]);
     let mut t = tile(FbFormat::Rgba8888, 0x44_00FFFF, 0);
-    assert_eq!(one(&st, &mut t, 0, [0x0F, 0x0F, 0x0F, 0], 255).0, 0x44_F0F0F0);
+    assert_eq!(one(&PixelState::decode(&nand, true), &mut t, 0, [0x0F, 0x0F, 0x0F, 0], 255).0, 0x44_FFF0F0);
+    // ... and COPY_INVERTED through the x86 JIT: !s = 0xF0F0F0.
+    let mut t = tile(FbFormat::Rgba8888, 0x44_00FFFF, 0);
+    assert_eq!(one(&jit(&nand), &mut t, 0, [0x0F, 0x0F, 0x0F, 0], 255).0, 0x44_F0F0F0);
     // OR_INVERTED on 4444 without stencil or mask sets the alpha nibble: RGB !s | d.
-    let st = PixelState::decode(&regs(F4444, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13)]), true);
+    let st = jit(&regs(F4444, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13)]));
     let mut t = tile(FbFormat::Rgba4444, 0x1000, 0);
     assert_eq!(one(&st, &mut t, 0, [0xFF, 0xFF, 0x00, 0], 255).0, 0xFF00);
     // ...but not on 8888, and not with a write mask.
-    let st = PixelState::decode(&regs(F8888, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13)]), true);
+    let st = jit(&regs(F8888, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13)]));
     let mut t = tile(FbFormat::Rgba8888, 0x10_000000, 0);
     assert_eq!(one(&st, &mut t, 0, [0xFF, 0xFF, 0x00, 0], 255).0, 0x10_FF0000);
-    let st = PixelState::decode(&regs(F4444, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13), (op::MASKRGB, 0x0F)]), true);
+    let st = jit(&regs(F4444, &[(op::LOGICOPENABLE, 1), (op::LOGICOP, 13), (op::MASKRGB, 0x0F)]));
     let mut t = tile(FbFormat::Rgba4444, 0x1000, 0);
     assert_eq!(one(&st, &mut t, 0, [0xFF, 0xFF, 0x00, 0], 255).0, 0x1F00);
 }
@@ -420,26 +428,4 @@ fn public_codecs() {
     assert_eq!(encode_color(FbFormat::Rgba4444, [0x12, 0x34, 0x56, 0x78]), 0x7531);
     assert_eq!(decode_color(FbFormat::Rgba5551, 0x8000), [0, 0, 0, 0xFF]);
     assert_eq!(decode_color(FbFormat::Rgb565, 0xFFFF), [0xFF; 4]);
-}
-
-#[test]
-fn alpha_zero_discard_shortcut() {
-    // SRCALPHA / INVSRCALPHA, ADD, dither +7: α = 0 normally draws dst + 7 = 0x17...
-    let r = regs(F8888, &[(op::ALPHABLENDENABLE, 1), (op::BLENDMODE, 0x32), (op::DITHERENABLE, 1), (op::DITH0, 7)]);
-    let mut st = PixelState::decode(&r, true);
-    assert!(st.alpha_zero_discard_candidate());
-    let mut t = tile(FbFormat::Rgba8888, 0x00_101010, 0);
-    draw_pixel(&st, &mut t, 0, 0, 0, [0xFF, 0xFF, 0xFF, 0], 255);
-    assert_eq!(t.read_color(0, 0), 0x00_171717);
-    // ...and is discarded once the shortcut is applied.
-    st.force_alpha_test_nonzero();
-    let mut t = tile(FbFormat::Rgba8888, 0x00_101010, 0);
-    draw_pixel(&st, &mut t, 0, 0, 0, [0xFF, 0xFF, 0xFF, 0], 255);
-    assert_eq!(t.read_color(0, 0), 0x00_101010);
-    // Not a candidate with depth writes or other factors.
-    let mut r2 = r.clone();
-    r2.set(op::ZTESTENABLE, 1);
-    assert!(!PixelState::decode(&r2, true).alpha_zero_discard_candidate());
-    let r3 = regs(F8888, &[(op::ALPHABLENDENABLE, 1), (op::BLENDMODE, 0x52)]);
-    assert!(!PixelState::decode(&r3, true).alpha_zero_discard_candidate());
 }

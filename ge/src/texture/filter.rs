@@ -8,7 +8,7 @@
 //!   `U >> 8` and `U >> 8 + 1` [PP SamplerX86.cpp Jit_GetTexelCoordsQuad]. PPSSPP's C++
 //!   fallback `SampleLinear` truncates instead ([PP Sampler.cpp GetTexelCoordinatesQuadS/T]
 //!   `(int)(s * w * 256)`); it runs when a sampler was not compiled yet
-//!   ([`Axis::cpp_fallback`], decided in `draw/jit.rs`).
+//!   ([`SamplerRule::PpssppCpp`], decided by `crate::ppsspp`).
 //! * Out-of-range and NaN conversions give `i32::MIN`, like the SSE instructions.
 //! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
 //!   exceed 511 [HW textures/size; PP constMaxTexel32_].
@@ -47,19 +47,33 @@ pub struct Axis {
     /// `(size − 1) & 511`: the wrap mask and the clamp bound.
     pub max: i32,
     pub clamp: bool,
-    /// Bilinear coordinates as PPSSPP's C++ `SampleLinear` computes them (truncation)
-    /// instead of the JIT's round-to-nearest.
-    pub cpp_fallback: bool,
+    /// How bilinear coordinates are converted.
+    pub rule: SamplerRule,
+}
+
+/// Which sampler arithmetic a draw uses; part of the per-draw texture state, decided once
+/// per draw by the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum SamplerRule {
+    /// The GE. guess: bilinear coordinates round to nearest like PPSSPP's JIT (it matches
+    /// every hardware screenshot that filters; the readback tests may refine this).
+    #[default]
+    Hardware,
+    /// PPSSPP's x86 sampler JIT: bilinear coordinates round to nearest even (`CVTPS2DQ`).
+    PpssppJit,
+    /// PPSSPP's C++ fallback `SampleLinear`: bilinear coordinates truncate; it runs when a
+    /// sampler was not compiled yet [PP Sampler.cpp GetTexelCoordinatesQuadS/T].
+    PpssppCpp,
 }
 
 impl Axis {
     pub fn new(size: u32, clamp: bool) -> Axis {
-        Axis { scale: (size << 8) as f32, max: (size.wrapping_sub(1) & 511) as i32, clamp, cpp_fallback: false }
+        Axis { scale: (size << 8) as f32, max: (size.wrapping_sub(1) & 511) as i32, clamp, rule: SamplerRule::Hardware }
     }
 
-    /// The same axis sampled by PPSSPP's C++ fallback sampler when `on`.
-    pub fn with_cpp_fallback(mut self, on: bool) -> Axis {
-        self.cpp_fallback = on;
+    /// The same axis sampled under `rule`.
+    pub fn with_rule(mut self, rule: SamplerRule) -> Axis {
+        self.rule = rule;
         self
     }
 
@@ -82,7 +96,11 @@ impl Axis {
     #[inline]
     pub fn linear(&self, s: f32) -> (u32, u32, u32) {
         let scaled = s * self.scale;
-        let x = if self.cpp_fallback { cvtt(scaled) } else { cvt_rne(scaled) }.wrapping_sub(128);
+        let x = match self.rule {
+            SamplerRule::PpssppCpp => cvtt(scaled),
+            SamplerRule::Hardware | SamplerRule::PpssppJit => cvt_rne(scaled),
+        }
+        .wrapping_sub(128);
         let i = x >> 8;
         (self.fix(i), self.fix(i.wrapping_add(1)), ((x >> 4) & 15) as u32)
     }
@@ -190,11 +208,11 @@ mod tests {
         // → U = 2991 (texel 11, weight 10).
         let a = Axis::new(256, true);
         assert_eq!(a.linear(0.047601752), (11, 12, 11));
-        assert_eq!(a.with_cpp_fallback(true).linear(0.047601752), (11, 12, 10));
+        assert_eq!(a.with_rule(SamplerRule::PpssppCpp).linear(0.047601752), (11, 12, 10));
         // Negative coordinates truncate toward zero: s·65536 = -0.6 → 0 (C++) vs -1 (JIT),
         // so U = -128 (weight 8) vs -129 (weight 7); both texels clamp to 0.
         let s = -0.6 / 65536.0;
-        assert_eq!(a.with_cpp_fallback(true).linear(s), (0, 0, 8));
+        assert_eq!(a.with_rule(SamplerRule::PpssppCpp).linear(s), (0, 0, 8));
         assert_eq!(a.linear(s), (0, 0, 7));
         assert_eq!(Axis::new(512, true).nearest(0.9999), 511);
         assert_eq!(Axis::new(512, false).nearest(1.5), 256);

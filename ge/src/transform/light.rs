@@ -5,7 +5,7 @@
 //!
 //! Lighting happens in world space; the viewer for specular is the fixed +Z direction.
 
-use super::math::{cvtt, dot3, light_pow, normalize, normalize_or_001, normalized_or_001_approx};
+use super::math::{cvtt, dot3, light_pow, normalize, normalize_or_001, normalized_or_001_approx, RsqrtRule};
 use crate::cmd::op;
 use crate::regs::Regs;
 
@@ -82,12 +82,14 @@ pub(crate) struct LightState {
     pub(crate) uses_world_pos: bool,
     /// Diffuse or specular terms exist: the world normal is needed.
     pub(crate) uses_world_normal: bool,
+    /// The reciprocal square root of the half-vector normalisation.
+    rsqrt: RsqrtRule,
 }
 
 impl LightState {
     /// [PP `Lighting::ComputeState`], including its pruning of lights and terms that
     /// cannot contribute (which decides `uses_world_pos`, hence the transform path).
-    pub(crate) fn decode(regs: &Regs, has_color: bool, env_map: bool) -> LightState {
+    pub(crate) fn decode(regs: &Regs, has_color: bool, env_map: bool, rsqrt: RsqrtRule) -> LightState {
         let mut lights = [Light::default(); 4];
         let (mut any_ambient, mut any_diffuse, mut any_specular, mut any_positional) = (false, false, false, false);
         for (i, l) in lights.iter_mut().enumerate() {
@@ -194,6 +196,7 @@ impl LightState {
             add_color1: !secondary && any_specular,
             uses_world_pos: any_positional,
             uses_world_normal: env_map || any_diffuse || any_specular,
+            rsqrt,
         }
     }
 
@@ -255,7 +258,7 @@ impl LightState {
             }
             if l.specular && diffuse_factor >= 0.0 {
                 // H = L + (0, 0, 1), a lane-wise SSE add [PP `ProcessSIMD`].
-                let h = normalized_or_001_approx([lv[0] + 0.0, lv[1] + 0.0, lv[2] + 1.0]);
+                let h = normalized_or_001_approx([lv[0] + 0.0, lv[1] + 0.0, lv[2] + 1.0], self.rsqrt);
                 let sf = light_pow(dot3(h, world_normal), self.specular_exp);
                 if sf > 0.0 {
                     let k = scale512(512.0 * attspot * sf + 1.0);

@@ -38,7 +38,7 @@ fn vert(pos: [f32; 3]) -> Vertex {
 
 #[test]
 fn identity_pipeline_maps_to_sdk_screen() {
-    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(0));
+    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     // Origin → screen centre (2048, 2048) → drawing (240, 136).
     let s = to_screen(&st, &transform_vertex(&st, &vert([0.0, 0.0, 0.0])));
     assert_eq!((s.x.0, s.y.0), (240 * 16, 136 * 16));
@@ -58,7 +58,7 @@ fn snap_bias_puts_points_example_on_pixel_14() {
     let mut r = sdk_regs();
     setf(&mut r, op::VIEWPORTXSCALE, 1.0);
     setf(&mut r, op::VIEWPORTXCENTER, 0.0);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     let c = ClipVertex { clip: [1821.9966, 0.0, 0.0, 1.0], ..Default::default() };
     let s = to_screen(&st, &c);
     assert_eq!(s.x.0, 224);
@@ -75,13 +75,13 @@ fn skinning_two_bones_not_renormalised() {
     m.bones[24..36].copy_from_slice(&[100.0; 12]);
     // Weights 0.5 + 0.25 = 0.75: S = diag(0.5 + 1) with translation (2, 2, 0).
     let vtype = vt((3 << 9) | (1 << 14));
-    let st = TransformState::decode(&sdk_regs(), &m, &vtype);
+    let st = TransformState::decode(&sdk_regs(), &m, &vtype, RsqrtRule::AmdRsqrtps);
     let mut v = vert([1.0, 2.0, 3.0]);
     v.weights = [0.5, 0.25, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
     let c = transform_vertex(&st, &v);
     assert_eq!(c.clip, [3.5, 5.0, 4.5, 1.0]);
     // Through mode never skins.
-    let st = TransformState::decode(&sdk_regs(), &m, &vt((3 << 9) | (1 << 14) | (1 << 23)));
+    let st = TransformState::decode(&sdk_regs(), &m, &vt((3 << 9) | (1 << 14) | (1 << 23)), RsqrtRule::AmdRsqrtps);
     let s = through_vertex(&st, &v);
     assert_eq!((s.x.0, s.y.0, s.z), (16, 32, 3.0));
 }
@@ -110,7 +110,7 @@ fn directional_diffuse_with_ambient_and_emissive() {
     // E = (5,6,7,0); ambient = (2c+1)(2g+1) >> 10 with mac (21,41,61,511), base
     // (129,129,129,511) = (2,5,7,255); diffuse N·L = 1 → 512: (511·401)>>10 = 200,
     // (257·201)>>10 = 50, (1·101)>>10 = 0.
-    let st = TransformState::decode(&lit_regs(), &identity(), &vt(0));
+    let st = TransformState::decode(&lit_regs(), &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     let c = transform_vertex(&st, &vert([0.0; 3]));
     assert_eq!(c.color0, [207, 61, 14, 255]);
     assert_eq!(c.color1, [0; 3]);
@@ -119,12 +119,12 @@ fn directional_diffuse_with_ambient_and_emissive() {
     let mut r = lit_regs();
     setf(&mut r, op::LX0 + 1, 3.0);
     setf(&mut r, op::LX0 + 2, 4.0);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &vert([0.0; 3])).color0, [167, 51, 14, 255]);
     // Facing away: no diffuse.
     let mut v = vert([0.0; 3]);
     v.normal = [0.0, 0.0, -1.0];
-    let st = TransformState::decode(&lit_regs(), &identity(), &vt(0));
+    let st = TransformState::decode(&lit_regs(), &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &v).color0, [7, 11, 14, 255]);
 }
 
@@ -135,15 +135,15 @@ fn material_update_only_with_vertex_colour() {
     let mut v = vert([0.0; 3]);
     v.color = [100, 50, 250, 128];
     // With colour: mdc = (201,101,501,257): (511·201)>>10 = 100, (257·101)>>10 = 25, 0.
-    let st = TransformState::decode(&r, &identity(), &vt(7 << 2));
+    let st = TransformState::decode(&r, &identity(), &vt(7 << 2), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &v).color0, [107, 36, 14, 255]);
     // Without a colour in the vertex format the material diffuse is used.
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &v).color0, [207, 61, 14, 255]);
     // Ambient from the vertex colour: (201·129)>>10 = 25, (101·129)>>10 = 12,
     // (501·129)>>10 = 63, (257·511)>>10 = 128; plus emissive and material diffuse.
     r.set(op::MATERIALUPDATE, 1);
-    let st = TransformState::decode(&r, &identity(), &vt(7 << 2));
+    let st = TransformState::decode(&r, &identity(), &vt(7 << 2), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &v).color0, [230, 68, 70, 128]);
 }
 
@@ -160,12 +160,12 @@ fn specular_uses_approximate_half_vector_and_secondary_colour() {
     r.set(op::LIGHTMODE, 1);
     // H = (0,0,2)·rsqrt(4) with AMD's rsqrt(4) = 0.49993896 → N·H = 1 − 2⁻¹³;
     // ^100 = 0.98786; ceil(512·0.98786 + 1) = 507; (511·511·507)>>19 = 252.
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     let c = transform_vertex(&st, &vert([0.0; 3]));
     assert_eq!(c.color1, [252, 0, 0]);
     assert_eq!(c.color0, [0, 0, 0, 0]);
     r.set(op::LIGHTMODE, 0);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     let c = transform_vertex(&st, &vert([0.0; 3]));
     assert_eq!((c.color0, c.color1), ([252, 0, 0, 0], [0; 3]));
 }
@@ -179,11 +179,11 @@ fn texgen_uv_scale_offset() {
     setf(&mut r, op::TEXOFFSETV, -1.0);
     let mut v = vert([0.0; 3]);
     v.uv = [0.25, 0.5];
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &v).stq, [1.0, -0.75, 1.0]);
     // Mode 3 behaves as mode 0.
     r.set(op::TEXMAPMODE, 3);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &v).stq, [1.0, -0.75, 1.0]);
 }
 
@@ -206,12 +206,12 @@ fn texgen_matrix_sources() {
     ];
     for (src, want) in expect {
         r.set(op::TEXMAPMODE, 1 | (src << 8));
-        let st = TransformState::decode(&r, &m, &vt(0));
+        let st = TransformState::decode(&r, &m, &vt(0), RsqrtRule::AmdRsqrtps);
         assert_eq!(transform_vertex(&st, &v).stq, want, "source {src}");
     }
     // REVERSENORMAL negates the raw-normal source.
     r.set(op::REVERSENORMAL, 1);
-    let st = TransformState::decode(&r, &m, &vt(0));
+    let st = TransformState::decode(&r, &m, &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &v).stq, [0.5, 0.25, -1.0]);
 }
 
@@ -222,7 +222,7 @@ fn texgen_environment_map() {
     r.set(op::TEXSHADELS, 1 << 8); // s from light 0, t from light 1
     setf(&mut r, op::LX0, 1.0); // light 0 along +x
     setf(&mut r, op::LX0 + 5, 2.0); // light 1 at (0, 0, 2)
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     // N = (0,0,1): s = (0 + 1)/2; t = ((1 − 2⁻¹³) + 1)/2 (approximate normalisation, AMD rsqrt).
     let c = transform_vertex(&st, &vert([0.0; 3]));
     assert_eq!(c.stq, [0.5, 1.0 - 1.0 / 16384.0, 1.0]);
@@ -234,25 +234,25 @@ fn fog_factor() {
     r.set(op::FOGENABLE, 1);
     setf(&mut r, op::FOG1, 10.0); // end
     setf(&mut r, op::FOG2, 0.125); // 1/(end − start), start = 2
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     // View z = −4: (−4 + 10)·0.125 = 0.75.
     assert_eq!(transform_vertex(&st, &vert([0.0, 0.0, -4.0])).fog, 0.75);
     // Infinite end forces the factor: +inf with a positive slope → 1, negative → 0.
     r.set(op::FOG1, 0x7F8000);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &vert([0.0, 0.0, -4.0])).fog, 1.0);
     setf(&mut r, op::FOG2, -0.125);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &vert([0.0, 0.0, -4.0])).fog, 0.0);
     // Fog off → 1.
     r.set(op::FOGENABLE, 0);
-    let st = TransformState::decode(&r, &identity(), &vt(0));
+    let st = TransformState::decode(&r, &identity(), &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &vert([0.0, 0.0, -4.0])).fog, 1.0);
 }
 
 #[test]
 fn through_vertex_truncates() {
-    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(1 << 23));
+    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(1 << 23), RsqrtRule::AmdRsqrtps);
     let mut v = vert([10.5, -3.97, 70000.0]);
     v.uv = [12.0, 34.0];
     let s = through_vertex(&st, &v);
@@ -268,7 +268,7 @@ fn world_view_projection_order() {
     m.world[9] = 1.0;
     m.view[0] = 2.0;
     m.proj[15] = 2.0;
-    let st = TransformState::decode(&sdk_regs(), &m, &vt(0));
+    let st = TransformState::decode(&sdk_regs(), &m, &vt(0), RsqrtRule::AmdRsqrtps);
     assert_eq!(transform_vertex(&st, &vert([3.0, 0.0, 0.0])).clip, [8.0, 0.0, 0.0, 2.0]);
 }
 
@@ -283,7 +283,7 @@ fn point_light_attenuation_in_world_space() {
     setf(&mut r, op::LKA0 + 2, 0.5);
     let mut m = identity();
     m.world[11] = 1.0;
-    let st = TransformState::decode(&r, &m, &vt(0));
+    let st = TransformState::decode(&r, &m, &vt(0), RsqrtRule::AmdRsqrtps);
     let c = transform_vertex(&st, &vert([0.0, 0.0, -1.0]));
     assert_eq!(c.color0, [107, 36, 14, 255]);
     // The clip position goes through proj·view applied to the world position.

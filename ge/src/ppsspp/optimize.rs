@@ -31,8 +31,8 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use super::{BinnedPrim, Shape};
 use crate::cmd::op;
+use crate::draw::{BinnedPrim, Shape};
 use crate::geom::ScreenVertex;
 use crate::pixel::{Blend, BlendEq, BlendFactor, Compare, PixelState};
 use crate::regs::Regs;
@@ -363,16 +363,18 @@ pub fn apply(px: &PixelState, opt: u32) -> Option<PixelState> {
     if opt & (ALPHATEST_OFF_NE | ALPHATEST_OFF_GT) != 0 {
         p.alpha_func = Compare::Always;
     } else if opt & ALPHATEST_ON != 0 {
-        p.force_alpha_test_nonzero();
+        // α = 0 fragments are discarded: the test `a != 0`.
+        (p.alpha_func, p.alpha_ref, p.alpha_mask) = (Compare::NotEqual, 0, 0xFF);
     }
     Some(p)
 }
 
 /// The optimization a binned primitive is drawn with, given its state's current one.
 pub fn prim_opt(p: &BinnedPrim) -> u32 {
-    let applied = p.state.opt_cell.applied();
+    let Some(d) = &p.state.ppsspp else { return 0 };
+    let applied = d.opt_cell.applied();
     match &p.shape {
-        Shape::Rectangle(v) => rect_opt(&p.state.opt_in, applied, &v[1]),
+        Shape::Rectangle(v) => rect_opt(&d.opt_in, applied, &v[1]),
         _ => applied,
     }
 }

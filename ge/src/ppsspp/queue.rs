@@ -6,7 +6,7 @@
 //! * a primitive is added to a full queue (2047 items) [PP `BinManager::Add*`];
 //! * after every primitive, once the area queued since the last flush (`queueRange_`)
 //!   spans 224 rows, while fewer than 36 tasks per thread were enqueued [PP `Expand`];
-//! * every flush [PP `BinManager::Flush`]: ours ([`crate::exec`]: framebuffer changes,
+//! * every flush [PP `BinManager::Flush`]: ours ([`crate::Ge::flush`]: framebuffer changes,
 //!   transfers, list ends; draw-type changes [PP `GPUCommon::SetDrawType`]) and the one
 //!   PPSSPP makes before compiling a pixel or sampler function it has not seen
 //!   [PP `PixelJitCache::GetSingle`, `SamplerJitCache` "compile"], which is why
@@ -43,9 +43,10 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::funcid::{pixel_func_key, sampler_key};
-use super::{optimize, BinnedPrim, DrawState, Shape};
+use super::{optimize, PrimFix};
 use crate::bin::{Binner, FbTarget};
 use crate::cmd::op;
+use crate::draw::{BinnedPrim, DrawState, Shape};
 use crate::raster::ClipRect;
 use crate::regs::Regs;
 use crate::tile::FbFormat;
@@ -88,11 +89,10 @@ impl Sub {
 /// The strips of one drain, or `None` when the queue is drawn without splitting.
 pub type TaskRects = Option<Arc<[ClipRect]>>;
 
-/// Replica of the `BinManager` fields that decide drains, strips and optimizations.
+/// Replica of the `BinManager` fields that decide drains, strips and optimizations. The
+/// primitives themselves are in the draw path's binner (every primitive binned since the
+/// last rasterization, drained or not), which the methods that drain take.
 pub struct BinQueue {
-    /// Every primitive binned since the last flush, drained or not; [`crate::exec::Ge::flush`]
-    /// rasterizes them.
-    pub binner: Binner<BinnedPrim>,
     max_tasks: i32,
     /// `queueRange_`; `None` is PPSSPP's empty marker (x1 = 0x7FFFFFFF).
     queue_range: Option<Sub>,
@@ -115,7 +115,7 @@ pub struct BinQueue {
     states: Vec<Arc<DrawState>>,
     /// `pendingWrites_`: colour and depth bytes the queued draws may write.
     writes: [DirtyRange; 2],
-    /// The same for everything binned since [`crate::exec::Ge::flush`] last rasterized
+    /// The same for everything binned since [`crate::Ge::flush`] last rasterized
     /// (not cleared by PPSSPP's flushes, which we rasterize only when texturing needs it).
     pub unrasterized: [DirtyRange; 2],
     /// `pendingOverlap_`: a queued draw textures from a pending write.
@@ -135,7 +135,6 @@ impl BinQueue {
     pub fn new(max_tasks: i32) -> BinQueue {
         let max_tasks = max_tasks.max(1);
         BinQueue {
-            binner: Binner::new(super::BAND_ROWS),
             max_tasks,
             threads: max_tasks,
             states: Vec::new(),
@@ -176,11 +175,11 @@ impl BinQueue {
     /// `fb`: flush before texturing from a pending write, record this draw's writes, and
     /// use one task while self-rendering. True when the binner must be rasterized before
     /// this draw: it textures from memory that binned draws write.
-    pub fn update_binner(&mut self, st: &DrawState, fb: &FbTarget) -> bool {
+    pub fn update_binner(&mut self, binner: &mut Binner<BinnedPrim>, st: &DrawState, fb: &FbTarget) -> bool {
         let had_depth = self.writes[1].base != 0;
         let must_rasterize = texture_write(&self.unrasterized, st);
         if texture_write(&self.writes, st) {
-            self.flush();
+            self.flush(binner);
         }
         let (s, bpp) = (&st.scissor, if fb.fmt == FbFormat::Rgba8888 { 4 } else { 2 });
         for w in [&mut self.writes, &mut self.unrasterized] {
@@ -193,11 +192,11 @@ impl BinQueue {
         let max_tasks = if self_render { 1 } else { self.threads };
         if max_tasks != self.max_tasks {
             self.max_tasks = max_tasks;
-            self.flush();
+            self.flush(binner);
         }
         self.overlap |= self_render;
         if !had_depth && st.pixel.depth_write && self.states.iter().any(|s| texture_write(&self.writes, s)) {
-            self.flush();
+            self.flush(binner);
         }
         must_rasterize
     }
@@ -205,12 +204,14 @@ impl BinQueue {
     /// Queue a primitive with (scissored, non-empty) pixel bounds `r`
     /// [PP `BinManager::Add*`: drain a full queue, push, `CalculateRasterStateFlags`,
     /// `Expand`].
-    pub fn push(&mut self, r: ClipRect, state: Arc<DrawState>, shape: Shape) {
+    pub fn push(&mut self, binner: &mut Binner<BinnedPrim>, r: ClipRect, state: Arc<DrawState>, shape: Shape) {
         if self.queued.len() == QUEUED_PRIMS - 1 {
-            self.drain(false);
+            self.drain(binner, false);
         }
-        state.opt_cell.add(optimize::shape_flags(&shape, state.opt_in.shade_gouraud));
-        self.binner.push(r, BinnedPrim { state, shape, tasks: None, opt: 0 });
+        if let Some(d) = &state.ppsspp {
+            d.opt_cell.add(optimize::shape_flags(&shape, d.opt_in.shade_gouraud));
+        }
+        binner.push(r, BinnedPrim { state, shape, fix: PrimFix::default() });
         self.queued.push(r);
         let s = Sub::from_pixels(&r);
         let q = match self.queue_range {
@@ -220,20 +221,20 @@ impl BinQueue {
         self.queue_range = Some(q);
         if self.max_tasks == 1 || (q.y2 - q.y1 >= 224 * SCALE && self.enqueues < 36 * self.max_tasks) {
             if self.overlap {
-                self.flush();
+                self.flush(binner);
             } else {
-                self.drain(false);
+                self.drain(binner, false);
             }
         }
     }
 
     /// [PP `BinManager::Flush`]: drain everything, wait for the workers and forget the
     /// covered area and the strips.
-    pub fn flush(&mut self) {
+    pub fn flush(&mut self, binner: &mut Binner<BinnedPrim>) {
         if self.queue_range.is_none() {
             return;
         }
-        self.drain(true);
+        self.drain(binner, true);
         self.queue_range = None;
         self.split = None;
         self.busy.fill(false);
@@ -246,7 +247,7 @@ impl BinQueue {
 
     /// [PP `BinManager::Drain`]: fix the strips and the optimization of the items handed
     /// over (the oldest queued ones).
-    fn drain(&mut self, flushing: bool) {
+    fn drain(&mut self, binner: &mut Binner<BinnedPrim>, flushing: bool) {
         let Some(q) = self.queue_range else { return };
         // Strips are (re)computed only while no worker is busy (`waitable_->Empty()`).
         if self.split.is_none() || !self.busy.contains(&true) {
@@ -255,10 +256,10 @@ impl BinQueue {
         // [PP `OptimizePendingStates`]; a state spans several entries when only our
         // snapshot changed.
         let mut last: Option<*const optimize::OptCell> = None;
-        for st in &self.pending {
-            let cell = Arc::as_ptr(&st.opt_cell);
+        for d in self.pending.iter().filter_map(|st| st.ppsspp.as_ref()) {
+            let cell = Arc::as_ptr(&d.opt_cell);
             if last != Some(cell) {
-                st.opt_cell.optimize(&st.opt_in);
+                d.opt_cell.optimize(&d.opt_in);
                 last = Some(cell);
             }
         }
@@ -284,10 +285,9 @@ impl BinQueue {
                 self.enqueues += 1;
             }
         }
-        let first = self.binner.len() - self.queued.len();
-        for p in self.binner.prims_mut().skip(first).take(n) {
-            p.tasks = tasks.clone();
-            p.opt = optimize::prim_opt(p);
+        let first = binner.len() - self.queued.len();
+        for p in binner.prims_mut().skip(first).take(n) {
+            p.fix = PrimFix { strips: tasks.clone(), opt: optimize::prim_opt(p) };
         }
         self.queued.drain(..n);
     }
@@ -397,34 +397,42 @@ impl DirtyRange {
 mod tests {
     use super::*;
     use crate::geom::ScreenVertex;
-    use crate::regs::Matrices;
 
     fn px(x0: i32, y0: i32, x1: i32, y1: i32) -> ClipRect {
         ClipRect { x0, y0, x1, y1 }
     }
 
-    /// A queue and one state.
+    /// A queue, its binner and one state.
     struct Q {
         q: BinQueue,
+        binner: Binner<BinnedPrim>,
         st: Arc<DrawState>,
     }
 
     impl Q {
         fn new(regs: &Regs) -> Q {
-            let st = Arc::new(DrawState::decode(regs, &Matrices::default(), &[0; 1024], true));
+            let st = Arc::new(super::super::test_state(regs, true));
             let mut q = BinQueue::new(2);
             q.state_created(&st);
-            Q { q, st }
+            Q { q, binner: Binner::new(16), st }
         }
 
         fn push(&mut self, r: ClipRect, alpha: u8) {
             let v = ScreenVertex { color0: [255, 255, 255, alpha], ..Default::default() };
-            self.q.push(r, self.st.clone(), Shape::Point(v));
+            self.q.push(&mut self.binner, r, self.st.clone(), Shape::Point(v));
+        }
+
+        fn flush(&mut self) {
+            self.q.flush(&mut self.binner);
+        }
+
+        fn update_binner(&mut self, st: &DrawState, fb: &FbTarget) -> bool {
+            self.q.update_binner(&mut self.binner, st, fb)
         }
 
         fn prim(&mut self, i: usize) -> (TaskRects, u32) {
-            let p = self.q.binner.prims_mut().nth(i).expect("binned");
-            (p.tasks.clone(), p.opt)
+            let p = self.binner.prims_mut().nth(i).expect("binned");
+            (p.fix.strips.clone(), p.fix.opt)
         }
     }
 
@@ -450,7 +458,7 @@ mod tests {
         q.push(px(10, 0, 20, 10), 255);
         assert_eq!(q.prim(1).0.expect("split")[1].y0, 139);
         // After the flush the strips are recomputed: rows 0..=271 → h2 = 136, 68 · 2 rows.
-        q.q.flush();
+        q.flush();
         q.push(px(10, 0, 400, 271), 255);
         assert_eq!(q.prim(2).0.expect("split")[1].y0, 136);
     }
@@ -480,12 +488,12 @@ mod tests {
         let mut q = Q::new(&Regs::default());
         q.push(px(0, 0, 100, 19), 255);
         assert_eq!(q.q.queued.len(), 1);
-        q.q.flush();
+        q.flush();
         assert!(q.q.queued.is_empty());
         assert!(q.prim(0).0.is_none());
         // Rows 0..=39 (h2 = 20), columns 0..=199 (w2 = 100 ≥ 80): bin_w = 50 · 32 = 100 px.
         q.push(px(0, 0, 199, 39), 255);
-        q.q.flush();
+        q.flush();
         assert_eq!(&q.prim(1).0.expect("split")[..], &[px(0, 0, 99, 1023), px(100, 0, 1023, 1023)]);
     }
 
@@ -534,14 +542,14 @@ mod tests {
         let mut q = Q::new(&regs);
         let fb = crate::draw::fb_target(&regs);
         assert_eq!(fb.color_addr, 0x0400_0000);
-        assert!(!q.q.update_binner(&q.st.clone(), &fb));
+        assert!(!q.update_binner(&q.st.clone(), &fb));
         assert_eq!(q.q.max_tasks, 1);
         q.push(px(0, 0, 0, 0), 255);
         assert!(q.q.queue_range.is_none() && q.q.queued.is_empty());
         // The binned primitive writes the texture: rasterize before the next such draw.
-        assert!(q.q.update_binner(&q.st.clone(), &fb));
-        let plain = DrawState::decode(&Regs::default(), &Matrices::default(), &[0; 1024], true);
-        q.q.update_binner(&plain, &fb);
+        assert!(q.update_binner(&q.st.clone(), &fb));
+        let plain = super::super::test_state(&Regs::default(), true);
+        q.update_binner(&plain, &fb);
         assert_eq!(q.q.max_tasks, 2);
     }
 }

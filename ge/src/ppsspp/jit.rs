@@ -25,7 +25,7 @@
 //! (`lastLinear_` can keep returning the fallback on one thread after compilation) are not
 //! modelled.
 
-use super::DrawState;
+use crate::draw::DrawState;
 use crate::pixel::PixelState;
 use crate::texture::{ClutFormat, TexFormat, TexFunc, TextureState};
 
@@ -178,11 +178,11 @@ impl JitCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::regs::{Matrices, Regs};
+    use crate::regs::Regs;
 
     fn textured_state(regs: &mut Regs) -> DrawState {
         regs.set(crate::cmd::op::TEXTUREMAPENABLE, 1);
-        DrawState::decode(regs, &Matrices::default(), &[0; 1024], false)
+        super::super::test_state(regs, false)
     }
 
     #[test]

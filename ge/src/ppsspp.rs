@@ -1,0 +1,215 @@
+//! PPSSPP's software renderer machinery: everything [`crate::Model::Ppsspp`] adds to the
+//! hardware GE so that its output equals PPSSPP's (whose screenshots are the references of
+//! the real-game frame tests and the synthetic corpus).
+//!
+//! None of it is PSP behaviour; it is how PPSSPP's renderer, run on the machine that made
+//! the references, changes pixels:
+//!
+//! | module | what PPSSPP does |
+//! |---|---|
+//! | `queue` | its bin queue: when it drains, the worker-thread strips each drained primitive is clipped to |
+//! | `optimize` | its per-state rewrites decided at drains (alpha-0 discard, blend folding and blend off, fog off, CLUT alpha test off) |
+//! | `jit` | which sampler ran: the x86 JIT or the C++ fallback (modulate-to-replace IDs not compiled yet) |
+//! | `funcid` | the pixel and sampler function keys whose first use flushes the queue |
+//! | `rsqrt` | the AMD `RSQRTPS` table its SSE normalisations return |
+//! | `pixel_id` | the x86 pixel JIT's logic-op shortcuts (NAND as NOT, OR_INVERTED setting alpha) |
+//!
+//! The draw path ([`crate::draw`]) holds an `Option<Machinery>` decided by the model when
+//! the GE is made, and calls it at the points PPSSPP's machinery acts:
+//! * a draw state is decoded ([`Machinery::compiles`], [`Machinery::state_decoded`],
+//!   [`StateData`], [`rewrite_pixel`]);
+//! * a PRIM's shapes are binned ([`Machinery::before_bin`], [`Machinery::bin`]);
+//! * the queue drains ([`Machinery::flush`]) and is rasterized ([`Machinery::rasterized`]);
+//!   each binned primitive then carries a [`PrimFix`] (its strips and optimization) that
+//!   rasterization applies once per primitive ([`PrimFix::pixel`], [`PrimFix::strips`]).
+//!
+//! With the hardware model the machinery is absent: primitives are binned whole, in
+//! submission order, with the state they were decoded with. Stage arithmetic that differs
+//! (the sampler's bilinear rounding, `RSQRTPS`) is a typed rule in the per-draw state
+//! ([`crate::texture::SamplerRule`], [`crate::transform::RsqrtRule`]), chosen by
+//! [`crate::Model`], not a test of the model inside the stages.
+
+mod funcid;
+mod jit;
+mod optimize;
+mod pixel_id;
+mod queue;
+pub mod rsqrt;
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::bin::{Binner, FbTarget};
+use crate::draw::{BinnedPrim, DrawState, Shape};
+use crate::pixel::PixelState;
+use crate::raster::ClipRect;
+use crate::regs::Regs;
+use crate::texture::SamplerRule;
+
+pub use pixel_id::rewrite_pixel;
+pub use queue::REFERENCE_TASKS;
+
+/// What PPSSPP's state optimizations read and accumulate for one draw state.
+#[derive(Clone)]
+pub struct StateData {
+    opt_in: optimize::OptInputs,
+    /// The PPSSPP rasterizer state this draw belongs to; shared by consecutive draws
+    /// without a pixel, sampler or rasterizer register change.
+    opt_cell: Arc<optimize::OptCell>,
+}
+
+impl StateData {
+    /// Decode for `st`; `prev` is the previous draw's data, whose rasterizer state this
+    /// draw continues unless `new_cell`.
+    pub fn decode(regs: &Regs, clut: &[u8; 1024], st: &DrawState, prev: Option<&StateData>, new_cell: bool) -> Self {
+        let opt_in = optimize::OptInputs::decode(
+            regs,
+            clut,
+            &st.pixel,
+            st.texture.is_some(),
+            st.texture.as_ref().is_none_or(|t| t.shared_clut),
+        );
+        let opt_cell = match prev {
+            Some(p) if !new_cell => p.opt_cell.clone(),
+            _ => Arc::default(),
+        };
+        StateData { opt_in, opt_cell }
+    }
+}
+
+/// What a drain fixed for one binned primitive: the worker strips it is drawn in and the
+/// state optimization it is drawn with. The default (hardware) is one whole draw with the
+/// decoded state.
+#[derive(Clone, Default)]
+pub struct PrimFix {
+    strips: queue::TaskRects,
+    opt: u32,
+}
+
+impl PrimFix {
+    /// The pixel state the primitive is drawn with.
+    pub fn pixel<'a>(&self, px: &'a PixelState) -> Cow<'a, PixelState> {
+        match optimize::apply(px, self.opt) {
+            Some(p) => Cow::Owned(p),
+            None => Cow::Borrowed(px),
+        }
+    }
+
+    /// The strips the primitive is drawn once in each of (`None`: drawn whole).
+    pub fn strips(&self) -> Option<&[ClipRect]> {
+        self.strips.as_deref()
+    }
+
+    /// The optimization bits (for traces).
+    pub fn opt(&self) -> u32 {
+        self.opt
+    }
+}
+
+/// PPSSPP's bin queue, JIT caches and state optimizations for one GE.
+#[derive(Default)]
+pub struct Machinery {
+    queue: queue::BinQueue,
+    jit: jit::JitCache,
+    /// The current state with PPSSPP's C++ fallback sampler, built on demand.
+    fallback_state: Option<Arc<DrawState>>,
+    counted: Vec<[u8; 4]>,
+    rect_v1: Vec<Option<[u8; 4]>>,
+    fallback: Vec<bool>,
+}
+
+impl Machinery {
+    /// Before a state is made current [PP `BinManager::UpdateState` →
+    /// `ComputeRasterizerState`]: true when PPSSPP flushes first to compile a pixel or
+    /// sampler function it has not seen [PP `PixelJitCache::GetSingle`, `SamplerJitCache`].
+    /// That flush happens while PPSSPP creates the new state, which the drain must not
+    /// optimize yet [PP `BinManager::OptimizePendingStates` `creatingState_`], so the
+    /// caller flushes before the state is registered.
+    pub fn compiles(&mut self, regs: &Regs, through: bool) -> bool {
+        self.queue.update_state(regs, through)
+    }
+
+    /// A new draw state became current; `new_cell`: it starts a new PPSSPP rasterizer
+    /// state (a pixel, sampler or rasterizer register changed).
+    pub fn state_decoded(&mut self, st: &Arc<DrawState>, new_cell: bool) {
+        self.jit.state_created(st);
+        self.fallback_state = None;
+        if new_cell {
+            self.queue.state_created(st);
+        }
+    }
+
+    /// The binner half of [PP `BinManager::UpdateState`] before binning under `st` into
+    /// `fb`. True when the binned primitives must be rasterized first (`st` textures from
+    /// memory they write).
+    pub fn before_bin(&mut self, binner: &mut Binner<BinnedPrim>, st: &DrawState, fb: &FbTarget) -> bool {
+        self.queue.update_binner(binner, st, fb)
+    }
+
+    /// Bin one PRIM's shapes under `state` with the sampler PPSSPP would run for each
+    /// ([`jit`]) through the bin queue, which drains as PPSSPP's does.
+    pub fn bin(&mut self, binner: &mut Binner<BinnedPrim>, state: &Arc<DrawState>, shapes: &mut Vec<Shape>) {
+        let flat = state.flat;
+        self.counted.clear();
+        self.rect_v1.clear();
+        for shape in shapes.iter() {
+            // The colours `CalculateRasterStateFlags` looks at; rectangles also get
+            // `DrawRectangle`'s flat re-optimization.
+            let (vs, v1): (&[crate::geom::ScreenVertex], _) = match shape {
+                Shape::Triangle(v) => (if flat { &v[2..] } else { &v[..] }, None),
+                Shape::Rectangle(v) => (&v[1..], Some(v[1].color0)),
+                Shape::Sprite(v) | Shape::ClearRect(v) => (&v[1..], None),
+                Shape::Line(v) => (if flat { &v[1..] } else { &v[..] }, None),
+                Shape::Point(v) => (std::slice::from_ref(v), None),
+            };
+            self.counted.extend(vs.iter().map(|v| v.color0));
+            self.rect_v1.push(v1);
+        }
+        self.jit.fallbacks_into(state, &self.counted, &self.rect_v1, &mut self.fallback);
+        for (shape, &fb) in shapes.drain(..).zip(&self.fallback) {
+            let st = if fb {
+                self.fallback_state
+                    .get_or_insert_with(|| {
+                        let mut s = (**state).clone();
+                        if let Some(t) = s.texture.as_mut() {
+                            t.sampler = SamplerRule::PpssppCpp;
+                        }
+                        Arc::new(s)
+                    })
+                    .clone()
+            } else {
+                state.clone()
+            };
+            if let Some(r) = crate::draw::scissored_bounds(&st, &shape) {
+                self.queue.push(binner, r, st, shape);
+            }
+        }
+    }
+
+    /// [PP `GPUCommon::SetDrawType`] (curves and immediate primitives): true when a change
+    /// between triangle-type and other primitives flushes.
+    pub fn draw_type(&mut self, triangle: bool) -> bool {
+        let changed = triangle != self.queue.last_triangle_class;
+        self.queue.last_triangle_class = triangle;
+        changed
+    }
+
+    /// [PP `BinManager::Flush`]: drain everything.
+    pub fn flush(&mut self, binner: &mut Binner<BinnedPrim>) {
+        self.queue.flush(binner);
+    }
+
+    /// The binned primitives were rasterized [PP `BinManager::Flush` → `Sampler::FlushJit`].
+    pub fn rasterized(&mut self) {
+        self.jit.flushed();
+        self.queue.unrasterized = Default::default();
+    }
+}
+
+/// A draw state as the PPSSPP model decodes it (tests of this module).
+#[cfg(test)]
+fn test_state(regs: &Regs, through: bool) -> DrawState {
+    let mut st = DrawState::decode(regs, &crate::regs::Matrices::default(), &[0; 1024], through, crate::Model::Ppsspp);
+    st.ppsspp = Some(StateData::decode(regs, &[0; 1024], &st, None, true));
+    st
+}
