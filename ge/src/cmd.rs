@@ -5,7 +5,7 @@
 //! `GPU/Debugger/GECommandTable.cpp`). Unknown numbers are NOPs on the hardware
 //! (PPSSPP `Execute_Unknown`).
 
-use crate::regs::float24;
+use crate::regs::{float24, Regs};
 
 /// How a command's 24-bit argument is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -498,6 +498,18 @@ pub fn format_arg(op: u8, arg: u32) -> String {
         F::Fixed4 => format!("{}", (arg & 0xFFFF) as f32 / 16.0),
         F::Xy => format!("x={} y={}", arg & 0x3FF, (arg >> 10) & 0x3FF),
         F::MatrixIndex => format!("{}", arg & 0x7F),
+    }
+}
+
+impl std::fmt::Debug for Regs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for (i, v) in self.raw.iter().enumerate() {
+            if *v != 0 {
+                m.entry(&name(i as u8), &format_args!("0x{v:06x}"));
+            }
+        }
+        m.finish()
     }
 }
 

@@ -26,210 +26,36 @@
 
 mod assemble;
 mod bbox;
+pub(crate) mod binned;
 mod curve;
 mod immediate;
+mod written;
+
+pub(crate) use bbox::bounding_box;
+pub(crate) use binned::scissored_bounds;
+pub use binned::{BinnedPrim, DrawState, Shape};
+use written::WrittenSpan;
 
 use std::sync::Arc;
 
 use crate::bin::FbTarget;
 use crate::cmd::op;
-use crate::exec::Ge;
-use crate::geom::{NumFormat, PrimType, Quad, ScreenVertex, VertexType};
+use crate::geom::{NumFormat, PrimType, Quad, VertexType};
 use crate::mem::{MemError, Memory};
 use crate::model::Model;
 use crate::pixel::{self, PixelState};
 use crate::ppsspp;
 use crate::raster::{self, ClipRect, RasterSetup};
-use crate::regs::{Matrices, Regs};
-use crate::texture::{self, TextureState};
+use crate::regs::Regs;
+use crate::state::GeState;
+use crate::texture;
 use crate::tile::{FbFormat, Tile};
 use crate::transform::TransformState;
-use crate::vertex::{self, DecodeParams, Persist, VertexLayout};
+use crate::vertex::{self, Persist, VertexLayout};
 
 /// Rows per render band. 16 rows give 17 bands for a 272-line frame: enough to balance
 /// two to eight threads while keeping per-band setup small.
 pub const BAND_ROWS: i32 = 16;
-
-/// Everything the rasterizer and the fragment stages need for one draw; shared by all
-/// primitives binned while it is current.
-#[derive(Clone)]
-pub struct DrawState {
-    pub pixel: PixelState,
-    /// `None` when texturing is off (or in clear mode, which never textures).
-    pub texture: Option<TextureState>,
-    pub clear: bool,
-    pub through: bool,
-    /// PPSSPP's `!shadeGouraud`: flat shading or clear mode.
-    pub flat: bool,
-    /// SHADEMODE is flat, also in clear mode: only then does clipping copy the provoking
-    /// vertex's colours into the third vertex [PP `Clipper.cpp` ProcessTriangle checks
-    /// `getShadeMode() == GE_SHADE_FLAT`, not `shadeGouraud`]. A clear-mode draw with
-    /// Gouraud SHADEMODE therefore takes its flat colour from the third vertex of the
-    /// accepted winding: the first vertex of a reversed triangle.
-    pub flat_provoking: bool,
-    pub dither: bool,
-    /// Texture-matrix projection that really needs q (PPSSPP `ComputeRasterizerState`
-    /// drops trivial projections).
-    pub texture_proj: bool,
-    pub fog: bool,
-    /// Depth write on or a depth test other than ALWAYS (rectangle detection).
-    pub depth_matters: bool,
-    pub antialias: bool,
-    /// The model's rasterizer arithmetic.
-    pub raster: raster::RasterRule,
-    /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
-    /// [PP `BinManager.cpp` scissor setup].
-    pub scissor: ClipRect,
-    /// Debugging: report every fragment drawn at this pixel to stderr.
-    pub trace: Option<(i32, i32)>,
-    /// Number of the PRIM this state was built for (for traces).
-    pub draw: u64,
-    /// What PPSSPP's state optimizations read and accumulate (PPSSPP model only).
-    pub ppsspp: Option<ppsspp::StateData>,
-}
-
-impl DrawState {
-    /// Decode the state of a draw under `model`'s rules (the PPSSPP model's
-    /// [`ppsspp::StateData`] is added by the draw context, which knows the previous state).
-    pub fn decode(regs: &Regs, mats: &Matrices, clut: &[u8; 1024], through: bool, model: Model) -> DrawState {
-        let mut pixel = PixelState::decode(regs, through);
-        if model == Model::Ppsspp {
-            ppsspp::rewrite_pixel(&mut pixel);
-        }
-        let clear = pixel.clear_mode();
-        let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| {
-            let mut t = TextureState::decode(regs, clut, through);
-            t.sampler = model.sampler_rule();
-            t
-        });
-        let scissor = ClipRect {
-            x0: regs.field(op::SCISSOR1, 0, 10) as i32,
-            y0: regs.field(op::SCISSOR1, 10, 10) as i32,
-            x1: regs.field(op::SCISSOR2, 0, 10).min(regs.field(op::REGION2, 0, 10)) as i32,
-            y1: regs.field(op::SCISSOR2, 10, 10).min(regs.field(op::REGION2, 10, 10)) as i32,
-        };
-        // [PP `Rasterizer.cpp` ComputeRasterizerState]: projection that leaves q = 1 is
-        // treated as plain UVs.
-        let texture_proj = texture.is_some() && regs.field(op::TEXMAPMODE, 0, 2) == 1 && {
-            let t = &mats.tgen;
-            let q_zero_st = t[2] == 0.0 && t[5] == 0.0;
-            let q_zero_q = t[8] == 0.0;
-            let uv_source = regs.field(op::TEXMAPMODE, 8, 2) == 1;
-            !(q_zero_st && (q_zero_q || uv_source) && t[11] == 1.0)
-        };
-        let depth_matters = if clear {
-            regs.arg(op::CLEARMODE) & (1 << 10) != 0
-        } else {
-            regs.enabled(op::ZTESTENABLE) && (!regs.enabled(op::ZWRITEDISABLE) || regs.field(op::ZTEST, 0, 3) != 1)
-        };
-        DrawState {
-            pixel,
-            clear,
-            through,
-            flat: clear || regs.arg(op::SHADEMODE) & 1 == 0,
-            flat_provoking: regs.arg(op::SHADEMODE) & 1 == 0,
-            dither: regs.enabled(op::DITHERENABLE),
-            texture_proj,
-            fog: !through && !clear && regs.enabled(op::FOGENABLE),
-            depth_matters,
-            antialias: regs.enabled(op::ANTIALIASENABLE),
-            raster: model.raster_rule(),
-            texture,
-            scissor,
-            trace: None,
-            draw: 0,
-            ppsspp: None,
-        }
-    }
-}
-
-/// A primitive in drawing coordinates, with the rasterizer path PPSSPP would use.
-#[derive(Debug, Clone, Copy)]
-pub enum Shape {
-    Triangle([ScreenVertex; 3]),
-    Rectangle([ScreenVertex; 2]),
-    /// The 1:1 through-mode sprite fast path [PP `RectangleFastPath`].
-    Sprite([ScreenVertex; 2]),
-    /// Clear-mode rectangle without dither [PP `ClearRectangle`].
-    ClearRect([ScreenVertex; 2]),
-    Line([ScreenVertex; 2]),
-    Point(ScreenVertex),
-}
-
-/// What the binner stores.
-pub struct BinnedPrim {
-    pub state: Arc<DrawState>,
-    pub shape: Shape,
-    /// What PPSSPP's drain fixed for it (strips, state optimization); the default in the
-    /// hardware model.
-    pub fix: ppsspp::PrimFix,
-}
-
-/// The bounds of `shape` within the state's scissor; `None` when they miss it
-/// [PP `BinManager::Add*` range check].
-pub(crate) fn scissored_bounds(state: &DrawState, shape: &Shape) -> Option<ClipRect> {
-    let b = match shape {
-        Shape::Triangle(v) => raster::bounds(v),
-        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) | Shape::Line(v) => raster::bounds(v),
-        Shape::Point(v) => raster::bounds(std::slice::from_ref(v)),
-    };
-    let r = b.intersect(&state.scissor);
-    (!r.is_empty()).then_some(r)
-}
-
-/// VRAM bytes the binned draws may write (colour and depth rows under their scissor,
-/// widened to whole 1024-pixel rows; everything when a range runs past VRAM). A draw
-/// texturing from these bytes must see them written, so the bins are rasterized first.
-#[derive(Clone, Copy, Default)]
-pub struct WrittenSpan {
-    /// `[lo, hi)` in folded VRAM addresses; empty when `lo >= hi`.
-    lo: u32,
-    hi: u32,
-}
-
-const VRAM_START: u32 = 0x0400_0000;
-const VRAM_END: u32 = 0x0420_0000;
-
-impl WrittenSpan {
-    fn add_rows(&mut self, base: u32, stride_bytes: u32, bpp: u32, r: &ClipRect) {
-        let lo = u64::from(base) + r.y0.max(0) as u64 * u64::from(stride_bytes);
-        let hi = u64::from(base) + (r.y1.max(0) as u64 + 1) * u64::from(stride_bytes) + 1024 * u64::from(bpp);
-        let (lo, hi) = if hi > u64::from(VRAM_END) { (VRAM_START, VRAM_END) } else { (lo as u32, hi as u32) };
-        if self.lo >= self.hi {
-            (self.lo, self.hi) = (lo, hi);
-        } else {
-            (self.lo, self.hi) = (self.lo.min(lo), self.hi.max(hi));
-        }
-    }
-
-    /// A draw under `st` into `fb` was binned.
-    fn add(&mut self, st: &DrawState, fb: &FbTarget) {
-        let bpp = fb.fmt.bpp();
-        self.add_rows(fb.color_addr & 0x041F_FFFF, fb.stride * bpp, bpp, &st.scissor);
-        if st.pixel.depth_write {
-            self.add_rows(fb.depth_addr & 0x041F_FFFF, fb.zstride * 2, 2, &st.scissor);
-        }
-    }
-
-    /// Some texture level of `st` reads a written byte (VRAM mirrors folded).
-    fn textured_by(&self, st: &DrawState) -> bool {
-        let Some(t) = &st.texture else { return false };
-        if self.lo >= self.hi {
-            return false;
-        }
-        let bits = t.format.bits_per_texel();
-        t.levels[..=t.max_level as usize].iter().any(|l| {
-            if l.addr & 0x3F80_0000 != VRAM_START {
-                return false;
-            }
-            let start = u64::from(l.addr & 0x041F_FFFF);
-            let len = u64::from(l.bufw * bits / 8) * u64::from(l.height.max(1)) + u64::from(l.width * bits / 8);
-            let end = start + len;
-            let hit = |a: u64, b: u64| a < u64::from(self.hi) && b > u64::from(self.lo);
-            hit(start, end) || (end > u64::from(VRAM_END) && hit(u64::from(VRAM_START), end - 0x20_0000))
-        })
-    }
-}
 
 /// Per-GE drawing state that persists between PRIM commands.
 pub struct DrawContext {
@@ -307,84 +133,75 @@ pub fn fb_target(regs: &Regs) -> FbTarget {
     }
 }
 
-impl Ge {
+impl DrawContext {
     /// The current draw state, rebuilt only when registers or the CLUT changed.
-    fn current_state(&mut self, through: bool) -> Arc<DrawState> {
-        if let Some(s) = &self.draw.state {
-            if !self.draw.state_dirty && s.through == through {
+    fn current_state(&mut self, gs: &GeState, through: bool) -> Arc<DrawState> {
+        if let Some(s) = &self.state {
+            if !self.state_dirty && s.through == through {
                 return s.clone();
             }
         }
-        let mut s = DrawState::decode(&self.regs, &self.mats, &self.clut, through, self.draw.model);
-        s.trace = self.draw.trace_pixel;
-        s.draw = self.draw.draw_count;
-        let new_cell = self.draw.raster_dirty || self.draw.state.as_ref().is_none_or(|p| p.through != through);
-        if self.draw.ppsspp.is_some() {
-            let prev = self.draw.state.as_ref().and_then(|p| p.ppsspp.as_ref());
-            s.ppsspp = Some(ppsspp::StateData::decode(&self.regs, &self.clut, &s, prev, new_cell));
+        let mut s = DrawState::decode(&gs.regs, &gs.mats, &gs.clut, through, self.model);
+        s.trace = self.trace_pixel;
+        s.draw = self.draw_count;
+        let new_cell = self.raster_dirty || self.state.as_ref().is_none_or(|p| p.through != through);
+        if self.ppsspp.is_some() {
+            let prev = self.state.as_ref().and_then(|p| p.ppsspp.as_ref());
+            let tex = s.texture.as_ref().map(|t| t.shared_clut);
+            s.ppsspp = Some(ppsspp::fix::StateData::decode(&gs.regs, &gs.clut, &s.pixel, tex, prev, new_cell));
         }
         let s = Arc::new(s);
-        if let Some(m) = self.draw.ppsspp.as_mut() {
+        if let Some(m) = self.ppsspp.as_mut() {
             m.state_decoded(&s, new_cell);
         }
-        self.draw.state = Some(s.clone());
-        self.draw.state_dirty = false;
-        self.draw.raster_dirty = false;
+        self.state = Some(s.clone());
+        self.state_dirty = false;
+        self.raster_dirty = false;
         s
     }
 
     /// Decode the transform state for a draw and give it a fresh id (see
-    /// [`TransformState::id`]); ids come from this GE only, so no state is shared.
-    pub(crate) fn decode_transform(&mut self, vtype: &VertexType) -> TransformState {
-        let mut ts = TransformState::decode(&self.regs, &self.mats, vtype, self.draw.model.rsqrt_rule());
-        self.draw.transform_ids += 1;
-        ts.id = self.draw.transform_ids;
+    /// [`TransformState::id`]); ids come from this context only, so no state is shared.
+    pub(crate) fn decode_transform(&mut self, gs: &GeState, vtype: &VertexType) -> TransformState {
+        let mut ts = TransformState::decode(&gs.regs, &gs.mats, vtype, self.model.rsqrt_rule());
+        self.transform_ids += 1;
+        ts.id = self.transform_ids;
         ts
     }
 
-    fn decode_params(&self) -> DecodeParams {
-        let mut morph_weights = [0.0; 8];
-        for (i, w) in morph_weights.iter_mut().enumerate() {
-            *w = self.regs.float(op::MORPHWEIGHT0 + i as u8);
-        }
-        let [r, g, b] = self.regs.rgb(op::MATERIALAMBIENT);
-        DecodeParams { morph_weights, material: [r, g, b, self.regs.arg(op::MATERIALALPHA) as u8] }
-    }
-
     /// PRIM: decode, transform, assemble and bin.
-    pub(crate) fn draw_prim(&mut self, arg: u32) -> Result<(), MemError> {
-        self.draw.draw_count += 1;
-        if self.draw.trace_pixel.is_some() {
+    pub(crate) fn prim(&mut self, gs: &mut GeState, mem: &mut Memory, arg: u32) -> Result<(), MemError> {
+        self.draw_count += 1;
+        if self.trace_pixel.is_some() {
             // Each draw gets its own state so traces can name the draw.
-            self.draw.state_dirty = true;
+            self.state_dirty = true;
         }
         let count = arg & 0xFFFF;
         let prim = PrimType::from_bits(arg >> 16);
-        let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
+        let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
         let layout = VertexLayout::new(vtype.raw);
-        let params = self.decode_params();
-        let saved_uv = self.draw.persist.uv;
-        let decoded =
-            vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &params, &mut self.draw.persist)?;
+        let params = gs.decode_params();
+        let saved_uv = self.persist.uv;
+        let decoded = vertex::decode_draw(mem, &layout, gs.vaddr, gs.iaddr, count, &params, &mut self.persist)?;
         // Texcoords are only read (and remembered) while texturing outside clear mode
         // [PP `TransformUnit::ReadVertex`].
-        if !self.regs.enabled(op::TEXTUREMAPENABLE) || self.regs.enabled(op::CLEARMODE) {
-            self.draw.persist.uv = saved_uv;
+        if !gs.regs.enabled(op::TEXTUREMAPENABLE) || gs.regs.enabled(op::CLEARMODE) {
+            self.persist.uv = saved_uv;
         }
-        self.vaddr = decoded.vaddr;
-        self.iaddr = decoded.iaddr;
+        gs.vaddr = decoded.vaddr;
+        gs.iaddr = decoded.iaddr;
         // No position format: the whole draw is dropped, assembly state untouched
         // [PP `SubmitPrimitive`; HW `primitives/triangles` "nofmt"].
         if vtype.position == NumFormat::None {
             return Ok(());
         }
-        let ts = self.decode_transform(&vtype);
-        let mut verts = std::mem::take(&mut self.draw.verts);
+        let ts = self.decode_transform(gs, &vtype);
+        let mut verts = std::mem::take(&mut self.verts);
         verts.clear();
         verts.extend(decoded.vertices.iter().map(|v| assemble::AsmVertex::new(&ts, v)));
-        let cull = crate::clip::CullMode::decode(&self.regs);
-        self.with_sink(&ts, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
-        self.draw.verts = verts;
+        let cull = crate::clip::CullMode::decode(&gs.regs);
+        self.with_sink(gs, mem, &ts, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
+        self.verts = verts;
         Ok(())
     }
 
@@ -392,83 +209,82 @@ impl Ge {
     /// the vertices are immediate-mode ones with given screen positions.
     fn with_sink(
         &mut self,
+        gs: &GeState,
+        mem: &mut Memory,
         ts: &TransformState,
         through: bool,
         imm: bool,
         f: impl FnOnce(&mut assemble::Assembler, &mut assemble::Sink),
     ) {
-        if self.draw.ppsspp.as_mut().is_some_and(|m| m.compiles(&self.regs, through)) {
-            self.flush();
+        if self.ppsspp.as_mut().is_some_and(|m| m.compiles(&gs.regs, through)) {
+            self.flush(mem);
         }
-        let state = self.current_state(through);
-        let target = fb_target(&self.regs);
-        if self.draw.target != Some(target) {
-            self.flush();
-            self.draw.target = Some(target);
+        let state = self.current_state(gs, through);
+        let target = fb_target(&gs.regs);
+        if self.target != Some(target) {
+            self.flush(mem);
+            self.target = Some(target);
         }
-        let ctx = &mut self.draw;
-        let must_rasterize = match ctx.ppsspp.as_mut() {
-            Some(m) => m.before_bin(&mut ctx.binner, &state, &target),
-            None => ctx.written.textured_by(&state),
+        let must_rasterize = match self.ppsspp.as_mut() {
+            Some(m) => m.before_bin(&mut self.binner, &state, &target),
+            None => self.written.textured_by(&state),
         };
         if must_rasterize {
-            self.flush();
+            self.flush(mem);
         }
-        let ctx = &mut self.draw;
-        let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut ctx.scratch, imm };
-        f(&mut ctx.asm, &mut sink);
-        let mut shapes = std::mem::take(&mut ctx.scratch.pending);
-        match ctx.ppsspp.as_mut() {
-            Some(m) => m.bin(&mut ctx.binner, &state, &mut shapes),
+        let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut self.scratch, imm };
+        f(&mut self.asm, &mut sink);
+        let mut shapes = std::mem::take(&mut self.scratch.pending);
+        match self.ppsspp.as_mut() {
+            Some(m) => m.bin(&mut self.binner, &state, &mut shapes),
             None => {
-                let before = ctx.binner.len();
+                let before = self.binner.len();
                 for shape in shapes.drain(..) {
                     if let Some(r) = scissored_bounds(&state, &shape) {
-                        ctx.binner.push(r, BinnedPrim { state: state.clone(), shape, fix: Default::default() });
+                        self.binner.push(r, BinnedPrim { state: state.clone(), shape, fix: Default::default() });
                     }
                 }
-                if ctx.binner.len() != before {
-                    ctx.written.add(&state, &target);
+                if self.binner.len() != before {
+                    self.written.add(&state, &target);
                 }
             }
         }
-        ctx.scratch.pending = shapes;
+        self.scratch.pending = shapes;
     }
 
     /// [PP `GPUCommon::SetDrawType`] (curves and immediate primitives only): a change
     /// between triangle-type and other primitives flushes PPSSPP's bins.
-    pub(crate) fn set_draw_prim_class(&mut self, triangle: bool) {
-        if self.draw.ppsspp.as_mut().is_some_and(|m| m.draw_type(triangle)) {
-            self.flush();
+    pub(crate) fn set_draw_prim_class(&mut self, mem: &mut Memory, triangle: bool) {
+        if self.ppsspp.as_mut().is_some_and(|m| m.draw_type(triangle)) {
+            self.flush(mem);
         }
     }
 
-    /// Rasterize everything binned so far into memory.
-    pub fn flush(&mut self) {
-        let ctx = &mut self.draw;
-        if let Some(m) = ctx.ppsspp.as_mut() {
-            m.flush(&mut ctx.binner);
+    /// Rasterize everything binned so far into `mem`.
+    pub fn flush(&mut self, mem: &mut Memory) {
+        if let Some(m) = self.ppsspp.as_mut() {
+            m.flush(&mut self.binner);
         }
-        if ctx.binner.is_empty() {
+        if self.binner.is_empty() {
             return;
         }
-        let Some(target) = ctx.target else { return };
-        if let Some(m) = ctx.ppsspp.as_mut() {
+        let Some(target) = self.target else { return };
+        if let Some(m) = self.ppsspp.as_mut() {
             m.rasterized();
         }
-        ctx.written = WrittenSpan::default();
-        let pool = ctx.pool.clone();
-        ctx.binner.flush(&target, &mut self.mem, pool.as_deref(), &rasterize_prim);
+        self.written = WrittenSpan::default();
+        let pool = self.pool.clone();
+        self.binner.flush(&target, mem, pool.as_deref(), &rasterize_prim);
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
     pub fn set_threads(&mut self, threads: usize) {
-        self.draw.pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().ok().map(Arc::new);
+        self.pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().ok().map(Arc::new);
     }
 
     /// Share an existing rayon pool for rasterization.
     pub fn set_pool(&mut self, pool: Arc<rayon::ThreadPool>) {
-        self.draw.pool = Some(pool);
+        self.pool = Some(pool);
     }
 }
 
@@ -598,109 +414,5 @@ fn trace_fragment(
             t.lod_mode,
             t.lod_bias
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::cmd::{op, word};
-    use crate::exec::Ge;
-    use crate::Model;
-
-    /// Draw one through-mode triangle of 8888-coloured s16 vertices in clear mode (colour
-    /// only) into an 8888 framebuffer and return the pixel at (4, 4).
-    fn clear_triangle(shade_gouraud: bool, verts: [([u8; 4], i16, i16); 3]) -> u32 {
-        let mut ge = Ge::with_model(Model::Ppsspp);
-        let vaddr = 0x0880_0000u32;
-        for (i, (c, x, y)) in verts.iter().enumerate() {
-            let a = vaddr + 12 * i as u32;
-            ge.mem.write(a, c).unwrap();
-            ge.mem.write(a + 4, &x.to_le_bytes()).unwrap();
-            ge.mem.write(a + 6, &y.to_le_bytes()).unwrap();
-            ge.mem.write(a + 8, &[0; 4]).unwrap();
-        }
-        for w in [
-            word(op::FRAMEBUFPTR, 0),
-            word(op::FRAMEBUFWIDTH, 512),
-            word(op::FRAMEBUFPIXFORMAT, 3),
-            word(op::SCISSOR2, (271 << 10) | 479),
-            word(op::REGION2, (271 << 10) | 479),
-            word(op::CLEARMODE, 0x101),
-            word(op::SHADEMODE, shade_gouraud as u32),
-            word(op::BASE, 0x08_0000),
-            word(op::VADDR, 0x80_0000),
-            word(op::VERTEXTYPE, 0x80_011C),
-            word(op::PRIM, (3 << 16) | 3),
-        ] {
-            ge.execute_word(w).unwrap();
-        }
-        ge.flush();
-        ge.mem.read_u32(0x0400_0000 + 4 * (4 * 512 + 4)).unwrap()
-    }
-
-    const RED: [u8; 4] = [255, 0, 0, 255];
-    const GREEN: [u8; 4] = [0, 255, 0, 255];
-    const BLUE: [u8; 4] = [0, 0, 255, 255];
-
-    /// [PP `Clipper.cpp` ProcessTriangle]: the provoking colour is copied only under flat
-    /// SHADEMODE. In clear mode with Gouraud SHADEMODE the colour is the third vertex of
-    /// the winding `AddTriangle` accepts: a triangle given clockwise on screen is binned as
-    /// (v2, v1, v0), so it is drawn with v0's colour.
-    #[test]
-    fn clear_mode_gouraud_triangle_colour_follows_winding() {
-        // (0,0) (0,16) (16,0): d01 = (0,-16), d02 = (-16,0), cross = -256 < 0, so this
-        // order is dropped and (v2, v1, v0) is drawn, whose third vertex is the red v0.
-        let cw = [(RED, 0, 0), (GREEN, 0, 16), (BLUE, 16, 0)];
-        // (0,0) (16,0) (0,16): cross = +256, drawn as given, blue v2.
-        let ccw = [(RED, 0, 0), (GREEN, 16, 0), (BLUE, 0, 16)];
-        // CLEARMODE 0x101 leaves the (zero) alpha/stencil byte alone.
-        let (r, b) = (0x0000_00FFu32, 0x00FF_0000u32);
-        assert_eq!(clear_triangle(true, cw), r);
-        assert_eq!(clear_triangle(true, ccw), b);
-        // Flat SHADEMODE: always the last vertex.
-        assert_eq!(clear_triangle(false, cw), b);
-        assert_eq!(clear_triangle(false, ccw), b);
-    }
-
-    /// A draw texturing from framebuffer bytes an earlier, still binned draw writes must
-    /// see them written (the GE draws in order): rows 0..16 are cleared red, then a
-    /// through-mode sprite at rows 100..116 textures from VRAM 0 (the framebuffer itself,
-    /// 8888, stride 512) and must copy the red, in both models.
-    #[test]
-    fn texturing_from_binned_writes_sees_them() {
-        for model in Model::ALL {
-            let mut l = crate::list::ListBuilder::new();
-            l.standard_setup(3);
-            let mut v = Vec::new();
-            for (c, x, y) in [(0xFF00_00FFu32, 0i16, 0i16), (0xFF00_00FF, 16, 16)] {
-                v.extend_from_slice(&c.to_le_bytes());
-                v.extend_from_slice(&x.to_le_bytes());
-                v.extend_from_slice(&y.to_le_bytes());
-                v.extend_from_slice(&[0; 4]);
-            }
-            l.cmd(op::CLEARMODE, 0x101).cmd(op::VERTEXTYPE, (1 << 23) | (7 << 2) | (2 << 7)).vertices(&v).prim(6, 2);
-            l.cmd(op::CLEARMODE, 0);
-            // Texture = VRAM 0x04000000, 8888, bufw 512, 16x16; REPLACE, nearest.
-            l.cmd(op::TEXADDR0, 0).cmd(op::TEXBUFWIDTH0, 0x04_0000 | 512).cmd(op::TEXSIZE0, 4 | 4 << 8);
-            l.cmd(op::TEXFORMAT, 3).cmd(op::TEXFUNC, 3 | 1 << 8).cmd(op::TEXFILTER, 0).cmd(op::TEXTUREMAPENABLE, 1);
-            let mut t = Vec::new();
-            for (u, x, y) in [(0i16, 0i16, 100i16), (16, 16, 116)] {
-                for c in [u, u] {
-                    t.extend_from_slice(&c.to_le_bytes());
-                }
-                t.extend_from_slice(&[0xFF; 4]);
-                t.extend_from_slice(&x.to_le_bytes());
-                t.extend_from_slice(&y.to_le_bytes());
-                t.extend_from_slice(&[0; 4]);
-            }
-            // s16 texcoords, 8888 colour, s16 positions, through mode.
-            l.cmd(op::VERTEXTYPE, (1 << 23) | 2 | (7 << 2) | (2 << 7)).vertices(&t).prim(6, 2);
-            l.finish();
-            let mut ge = Ge::with_model(model);
-            l.run(&mut ge).unwrap();
-            let px = |x: u32, y: u32| ge.mem.read_u32(0x0400_0000 + 4 * (y * 512 + x)).unwrap();
-            assert_eq!(px(3, 3), 0x0000_00FF, "{model}: the clear (colour only)");
-            assert_eq!(px(3, 103) & 0x00FF_FFFF, 0x0000_00FF, "{model}: the copy reads the cleared red");
-        }
     }
 }

@@ -13,9 +13,12 @@
 //! flushes first, so the result is the same as drawing immediately.
 
 use crate::cmd::{op, split};
+use crate::draw::DrawContext;
 use crate::mem::{MemError, Memory};
 use crate::model::Model;
-use crate::regs::{float24, Matrices, Regs};
+use crate::regs::float24;
+use crate::state::GeState;
+use std::any::Any;
 use thiserror::Error;
 
 /// Why GE execution stopped with an error.
@@ -43,28 +46,28 @@ pub enum ListEnd {
 /// Default number of commands [`Ge::run_list`] executes before giving up.
 pub const DEFAULT_STEP_BUDGET: u64 = 64 << 20;
 
-/// The GE.
+/// Something shown every command word just before it executes, flow control already
+/// resolved (where PPSSPP calls `Recorder::NotifyCommand`), e.g. the frame-dump recorder
+/// ([`crate::dump::Recorder`]). An observer must not change what the GE draws; it may
+/// flush, which only rasterizes earlier.
+pub trait Observer: Send {
+    fn command(&mut self, ge: &mut Ge, word: u32);
+    fn as_any(&self) -> &dyn Any;
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+/// The GE: the command-written state, PSP memory, the draw machinery, and the display
+/// list processor that ties them together.
 pub struct Ge {
-    pub regs: Regs,
-    pub mats: Matrices,
+    /// Registers, matrices, CLUT cache and internal pointers.
+    pub state: GeState,
     pub mem: Memory,
-    /// The on-chip CLUT cache filled by LOADCLUT (1 KiB) [PP `SoftGpu::Execute_LoadClut`].
-    pub clut: Box<[u8; 1024]>,
-    /// Internal vertex and index pointers (advanced by draws; the VADDR/IADDR registers
-    /// are not rewritten) [HW `bounding/vertexaddr`].
-    pub vaddr: u32,
-    pub iaddr: u32,
-    /// OFFSET register (OFFSETADDR / ORIGIN).
-    pub offset: u32,
-    /// Result of the last BOUNDINGBOX test (true = visible or untested).
-    pub bbox_visible: bool,
     /// Call stack of (return pc, saved offset); 32 deep like PPSSPP.
     stack: Vec<(u32, u32)>,
     pub step_budget: u64,
-    pub draw: crate::draw::DrawContext,
-    /// Frame-dump recorder ([`crate::dump::Recorder`]), `Some` only between
-    /// `start_recording` and `finish_recording`; it sees every executed word first.
-    pub(crate) recorder: Option<Box<crate::dump::Recorder>>,
+    pub draw: DrawContext,
+    /// Shown every executed word first ([`Observer`]).
+    observer: Option<Box<dyn Observer>>,
 }
 
 impl Default for Ge {
@@ -82,32 +85,48 @@ impl Ge {
     /// A GE reproducing `model` for its whole life.
     pub fn with_model(model: Model) -> Ge {
         Ge {
-            regs: Regs::default(),
-            mats: Matrices::default(),
+            state: GeState::default(),
             mem: Memory::new(),
-            clut: Box::new([0; 1024]),
-            vaddr: 0,
-            iaddr: 0,
-            offset: 0,
-            bbox_visible: true,
             stack: Vec::new(),
             step_budget: DEFAULT_STEP_BUDGET,
-            draw: crate::draw::DrawContext::new(model),
-            recorder: None,
+            draw: DrawContext::new(model),
+            observer: None,
         }
+    }
+
+    /// Show every executed word to `o` from now on; returns the observer it replaces.
+    pub fn set_observer(&mut self, o: Box<dyn Observer>) -> Option<Box<dyn Observer>> {
+        self.observer.replace(o)
+    }
+
+    /// The current observer, if any.
+    pub fn observer(&self) -> Option<&dyn Observer> {
+        self.observer.as_deref()
+    }
+
+    /// Stop observing; returns the observer.
+    pub fn take_observer(&mut self) -> Option<Box<dyn Observer>> {
+        self.observer.take()
+    }
+
+    /// Rasterize everything binned so far into memory.
+    pub fn flush(&mut self) {
+        self.draw.flush(&mut self.mem);
+    }
+
+    /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.draw.set_threads(threads);
+    }
+
+    /// Share an existing rayon pool for rasterization.
+    pub fn set_pool(&mut self, pool: std::sync::Arc<rayon::ThreadPool>) {
+        self.draw.set_pool(pool);
     }
 
     /// The model this GE reproduces.
     pub fn model(&self) -> Model {
         self.draw.model()
-    }
-
-    /// Absolute address of a relative address argument (VADDR, IADDR, JUMP, CALL):
-    /// `(OFFSET + (BASE bits 16–19 << 24 | arg)) & 0x0FFFFFFF` (ge-reference.md §1.3).
-    #[inline]
-    pub fn relative_addr(&self, arg: u32) -> u32 {
-        let base = (self.regs.arg(op::BASE) & 0x000F_0000) << 8;
-        self.offset.wrapping_add(base | (arg & 0x00FF_FFFF)) & 0x0FFF_FFFF
     }
 
     /// Execute one command word without flow control (JUMP/CALL/RET/END/FINISH/SIGNAL
@@ -117,92 +136,92 @@ impl Ge {
     }
 
     fn execute_at(&mut self, word: u32, pc: u32) -> Result<(), GeError> {
-        // Frame-dump recording: the recorder sees the word before it runs, like PPSSPP's
-        // `Recorder::NotifyCommand`. One untaken branch when not recording.
-        if self.recorder.is_some() {
-            self.record_word(word);
+        // The observer (e.g. the dump recorder) sees the word before it runs. One untaken
+        // branch when nothing observes.
+        if let Some(mut o) = self.observer.take() {
+            o.command(self, word);
+            self.observer = Some(o);
         }
         let (cmd, arg) = split(word);
-        let prev = self.regs.arg(cmd);
+        let st = &mut self.state;
+        let prev = st.regs.arg(cmd);
+        let mem_err = |cause| GeError::Memory { pc, cause };
         match cmd {
-            op::VADDR => self.vaddr = self.relative_addr(arg),
-            op::IADDR => self.iaddr = self.relative_addr(arg),
-            op::OFFSETADDR => self.offset = arg << 8,
-            op::ORIGIN => self.offset = pc,
+            op::VADDR => st.vaddr = st.relative_addr(arg),
+            op::IADDR => st.iaddr = st.relative_addr(arg),
+            op::OFFSETADDR => st.offset = arg << 8,
+            op::ORIGIN => st.offset = pc,
             op::PRIM => {
-                self.regs.set(cmd, arg);
-                self.draw_prim(arg).map_err(|cause| GeError::Memory { pc, cause })?;
-                return Ok(());
+                st.regs.set(cmd, arg);
+                return self.draw.prim(st, &mut self.mem, arg).map_err(mem_err);
             }
             op::BEZIER | op::SPLINE => {
-                self.regs.set(cmd, arg);
-                self.draw_patch(cmd, arg).map_err(|cause| GeError::Memory { pc, cause })?;
-                return Ok(());
+                st.regs.set(cmd, arg);
+                return self.draw.patch(st, &mut self.mem, cmd, arg).map_err(mem_err);
             }
             op::BOUNDINGBOX => {
-                self.regs.set(cmd, arg);
-                self.bounding_box(arg).map_err(|cause| GeError::Memory { pc, cause })?;
-                return Ok(());
+                st.regs.set(cmd, arg);
+                return crate::draw::bounding_box(st, &self.mem, self.draw.persist, arg).map_err(mem_err);
             }
             op::LOADCLUT => self.load_clut(arg),
             op::TRANSFERSTART => {
-                self.regs.set(cmd, arg);
-                self.flush();
-                crate::transfer::block_transfer(&self.regs, &mut self.mem, arg);
+                st.regs.set(cmd, arg);
+                self.draw.flush(&mut self.mem);
+                crate::transfer::block_transfer(&self.state.regs, &mut self.mem, arg);
                 return Ok(());
             }
-            op::BONEMATRIXNUMBER => self.mats.bone_index = arg & 0x7F,
+            op::BONEMATRIXNUMBER => st.mats.bone_index = arg & 0x7F,
             op::BONEMATRIXDATA => {
-                let i = self.mats.bone_index as usize;
+                let i = st.mats.bone_index as usize;
                 if i < 96 {
-                    self.flush_if_changed_f(MatrixSlot::Bone(i), float24(arg));
+                    st.mats.bones[i] = float24(arg);
                 }
-                self.mats.bone_index = (self.mats.bone_index + 1) & 0x7F;
+                st.mats.bone_index = (st.mats.bone_index + 1) & 0x7F;
             }
-            op::WORLDMATRIXNUMBER => self.mats.world_index = arg & 0xF,
+            op::WORLDMATRIXNUMBER => st.mats.world_index = arg & 0xF,
             op::WORLDMATRIXDATA => {
-                let i = self.mats.world_index as usize;
+                let i = st.mats.world_index as usize;
                 if i < 12 {
-                    self.mats.world[i] = float24(arg);
+                    st.mats.world[i] = float24(arg);
                 }
-                self.mats.world_index = (self.mats.world_index + 1) & 0xF;
+                st.mats.world_index = (st.mats.world_index + 1) & 0xF;
             }
-            op::VIEWMATRIXNUMBER => self.mats.view_index = arg & 0xF,
+            op::VIEWMATRIXNUMBER => st.mats.view_index = arg & 0xF,
             op::VIEWMATRIXDATA => {
-                let i = self.mats.view_index as usize;
+                let i = st.mats.view_index as usize;
                 if i < 12 {
-                    self.mats.view[i] = float24(arg);
+                    st.mats.view[i] = float24(arg);
                 }
-                self.mats.view_index = (self.mats.view_index + 1) & 0xF;
+                st.mats.view_index = (st.mats.view_index + 1) & 0xF;
             }
-            op::PROJMATRIXNUMBER => self.mats.proj_index = arg & 0xF,
+            op::PROJMATRIXNUMBER => st.mats.proj_index = arg & 0xF,
             op::PROJMATRIXDATA => {
-                let i = self.mats.proj_index as usize;
+                let i = st.mats.proj_index as usize;
                 if i < 16 {
-                    self.mats.proj[i] = float24(arg);
+                    st.mats.proj[i] = float24(arg);
                 }
-                self.mats.proj_index = (self.mats.proj_index + 1) & 0xF;
+                st.mats.proj_index = (st.mats.proj_index + 1) & 0xF;
             }
-            op::TGENMATRIXNUMBER => self.mats.tgen_index = arg & 0xF,
+            op::TGENMATRIXNUMBER => st.mats.tgen_index = arg & 0xF,
             op::TGENMATRIXDATA => {
-                let i = self.mats.tgen_index as usize;
+                let i = st.mats.tgen_index as usize;
                 if i < 12 {
                     // [PP SoftGPU::Execute_TgenMtxData] a changed entry dirties RAST_TEX.
-                    if self.mats.tgen[i].to_bits() != float24(arg).to_bits() {
+                    if st.mats.tgen[i].to_bits() != float24(arg).to_bits() {
                         self.draw.raster_dirty = true;
                     }
-                    self.mats.tgen[i] = float24(arg);
+                    st.mats.tgen[i] = float24(arg);
                 }
-                self.mats.tgen_index = (self.mats.tgen_index + 1) & 0xF;
+                st.mats.tgen_index = (st.mats.tgen_index + 1) & 0xF;
             }
             op::VAP => {
-                self.regs.set(cmd, arg);
-                self.immediate_vertex(arg);
+                st.regs.set(cmd, arg);
+                self.draw.immediate_vertex(st, &mut self.mem, arg);
                 return Ok(());
             }
             _ => {}
         }
-        self.regs.set(cmd, arg);
+        self.state.regs.set(cmd, arg);
         if prev != arg & 0x00FF_FFFF {
             self.draw.state_dirty = true;
             if raster_state_register(cmd, prev ^ arg) {
@@ -213,17 +232,13 @@ impl Ge {
         Ok(())
     }
 
-    fn flush_if_changed_f(&mut self, slot: MatrixSlot, v: f32) {
-        match slot {
-            MatrixSlot::Bone(i) => self.mats.bones[i] = v,
-        }
-    }
-
     /// Side effects of a register value change that the draw machinery must see
     /// (framebuffer moves flush the bins).
     fn on_register_change(&mut self, cmd: u8) {
         match cmd {
-            op::FRAMEBUFPTR | op::FRAMEBUFWIDTH | op::ZBUFPTR | op::ZBUFWIDTH | op::FRAMEBUFPIXFORMAT => self.flush(),
+            op::FRAMEBUFPTR | op::FRAMEBUFWIDTH | op::ZBUFPTR | op::ZBUFWIDTH | op::FRAMEBUFPIXFORMAT => {
+                self.draw.flush(&mut self.mem)
+            }
             _ => {}
         }
     }
@@ -232,8 +247,8 @@ impl Ge {
     /// the CLUT cache now. Invalid bytes read as 0; address 0 leaves the cache unchanged
     /// (ppdmp-format.md §7, PPSSPP `SoftGPU::Execute_LoadClut`).
     fn load_clut(&mut self, arg: u32) {
-        let addr =
-            (self.regs.arg(op::CLUTADDR) & 0x00FF_FFF0) | ((self.regs.arg(op::CLUTADDRUPPER) & 0x000F_0000) << 8);
+        let regs = &self.state.regs;
+        let addr = (regs.arg(op::CLUTADDR) & 0x00FF_FFF0) | ((regs.arg(op::CLUTADDRUPPER) & 0x000F_0000) << 8);
         let bytes = (((arg & 0x3F) * 32) as usize).min(1024);
         if addr == 0 || bytes == 0 {
             return;
@@ -241,7 +256,7 @@ impl Ge {
         // Draws binned before this use the old palette: they hold their own snapshot.
         let mut tmp = [0u8; 1024];
         self.mem.read_wrapping(addr, &mut tmp[..bytes]);
-        self.clut[..bytes].copy_from_slice(&tmp[..bytes]);
+        self.state.clut[..bytes].copy_from_slice(&tmp[..bytes]);
         self.draw.state_dirty = true;
         // [PP SoftGPU::Execute_LoadClut] always dirties SAMPLER_CLUT.
         self.draw.raster_dirty = true;
@@ -256,7 +271,7 @@ impl Ge {
         let mut pc = start & 0x0FFF_FFFF;
         let mut prev_word = 0u32;
         let mut steps = 0u64;
-        self.offset = 0;
+        self.state.offset = 0;
         self.stack.clear();
         loop {
             if Some(pc) == stall.map(|s| s & 0x0FFF_FFFF) {
@@ -272,23 +287,23 @@ impl Ge {
             let (cmd, arg) = split(word);
             let mut next = pc.wrapping_add(4);
             match cmd {
-                op::JUMP => next = self.relative_addr(arg & !3),
+                op::JUMP => next = self.state.relative_addr(arg & !3),
                 op::BJUMP => {
-                    if !self.bbox_visible {
-                        next = self.relative_addr(arg & !3);
+                    if !self.state.bbox_visible {
+                        next = self.state.relative_addr(arg & !3);
                     }
                 }
                 op::CALL => {
                     // PPSSPP keeps 32 entries and ignores overflow.
                     if self.stack.len() < 32 {
-                        self.stack.push((next, self.offset));
+                        self.stack.push((next, self.state.offset));
                     }
-                    next = self.relative_addr(arg & !3);
+                    next = self.state.relative_addr(arg & !3);
                 }
                 op::RET => {
                     if let Some((ret, off)) = self.stack.pop() {
                         next = ret;
-                        self.offset = off;
+                        self.state.offset = off;
                     }
                 }
                 op::END => {
@@ -308,21 +323,21 @@ impl Ge {
                                 }
                                 0x10 => next = target & 0x0FFF_FFFF,
                                 0x13 => next = pc.wrapping_add(target) & 0x0FFF_FFFF,
-                                0x15 => next = self.offset.wrapping_add(target) & 0x0FFF_FFFF,
+                                0x15 => next = self.state.offset.wrapping_add(target) & 0x0FFF_FFFF,
                                 0x11 | 0x14 | 0x16 => {
                                     if self.stack.len() < 32 {
-                                        self.stack.push((next, self.offset));
+                                        self.stack.push((next, self.state.offset));
                                     }
                                     next = match behaviour {
                                         0x11 => target,
                                         0x14 => pc.wrapping_add(target),
-                                        _ => self.offset.wrapping_add(target),
+                                        _ => self.state.offset.wrapping_add(target),
                                     } & 0x0FFF_FFFF;
                                 }
                                 0x12 => {
                                     if let Some((ret, off)) = self.stack.pop() {
                                         next = ret;
-                                        self.offset = off;
+                                        self.state.offset = off;
                                     }
                                 }
                                 _ => {}
@@ -330,9 +345,9 @@ impl Ge {
                         }
                         _ => {}
                     }
-                    self.regs.set(cmd, arg);
+                    self.state.regs.set(cmd, arg);
                 }
-                op::FINISH | op::SIGNAL => self.regs.set(cmd, arg),
+                op::FINISH | op::SIGNAL => self.state.regs.set(cmd, arg),
                 _ => self.execute_at(word, pc)?,
             }
             prev_word = word;
@@ -402,10 +417,6 @@ fn raster_state_register(cmd: u8, diff: u32) -> bool {
     }
 }
 
-enum MatrixSlot {
-    Bone(usize),
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,13 +434,13 @@ mod tests {
         ge.execute_word(word(op::WORLDMATRIXNUMBER, 3)).unwrap();
         ge.execute_word(word(op::WORLDMATRIXDATA, 0x3F8000)).unwrap();
         ge.execute_word(word(op::WORLDMATRIXDATA, 0x400000)).unwrap();
-        assert_eq!(ge.mats.world[3], 1.0);
-        assert_eq!(ge.mats.world[4], 2.0);
+        assert_eq!(ge.state.mats.world[3], 1.0);
+        assert_eq!(ge.state.mats.world[4], 2.0);
         ge.execute_word(word(op::BONEMATRIXNUMBER, 95)).unwrap();
         ge.execute_word(word(op::BONEMATRIXDATA, 0x3F8000)).unwrap();
         ge.execute_word(word(op::BONEMATRIXDATA, 0x3F8000)).unwrap();
-        assert_eq!(ge.mats.bones[95], 1.0);
-        assert_eq!(ge.mats.bone_index, 97);
+        assert_eq!(ge.state.mats.bones[95], 1.0);
+        assert_eq!(ge.state.mats.bone_index, 97);
     }
 
     #[test]
@@ -437,10 +448,10 @@ mod tests {
         let mut ge = Ge::new();
         ge.execute_word(word(op::BASE, 0x08_0000)).unwrap();
         ge.execute_word(word(op::VADDR, 0x80_1000)).unwrap();
-        assert_eq!(ge.vaddr, 0x0880_1000);
+        assert_eq!(ge.state.vaddr, 0x0880_1000);
         ge.execute_word(word(op::OFFSETADDR, 0x100)).unwrap();
         ge.execute_word(word(op::IADDR, 0x80_0000)).unwrap();
-        assert_eq!(ge.iaddr, 0x0881_0000);
+        assert_eq!(ge.state.iaddr, 0x0881_0000);
     }
 
     #[test]
@@ -462,8 +473,8 @@ mod tests {
         );
         write_list(&mut ge, sub, &[word(op::MAXZ, 0xBEEF), word(op::RET, 0)]);
         assert_eq!(ge.run_list(main, None), Ok(ListEnd::Finished(0x42)));
-        assert_eq!(ge.regs.arg(op::MAXZ), 0xBEEF);
-        assert_eq!(ge.regs.arg(op::MINZ), 0);
+        assert_eq!(ge.state.regs.arg(op::MAXZ), 0xBEEF);
+        assert_eq!(ge.state.regs.arg(op::MINZ), 0);
     }
 
     #[test]
@@ -490,7 +501,7 @@ mod tests {
         ge.execute_word(word(op::CLUTADDRUPPER, 0x08_0000)).unwrap();
         ge.execute_word(word(op::LOADCLUT, 1)).unwrap();
         ge.mem.write(0x0881_0000, &[9, 9, 9, 9]).unwrap();
-        assert_eq!(&ge.clut[..4], &[1, 2, 3, 4]);
+        assert_eq!(&ge.state.clut[..4], &[1, 2, 3, 4]);
     }
 }
 
@@ -531,6 +542,6 @@ mod draw_error_tests {
         ge.execute_word(word(op::BASE, 0x08_0000)).unwrap();
         ge.execute_word(word(op::VADDR, 0x90_0000)).unwrap();
         ge.execute_word(word(op::PRIM, (3 << 16) | 0xFFFF)).unwrap();
-        assert_eq!(ge.vaddr, 0x0890_0000 + 0xFFFF * 12);
+        assert_eq!(ge.state.vaddr, 0x0890_0000 + 0xFFFF * 12);
     }
 }

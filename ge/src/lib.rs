@@ -9,6 +9,7 @@
 //! | [`mem`] | RAM, VRAM and mirrors |
 //! | [`cmd`] | the command table (executor, disassembler, state dumps) |
 //! | [`regs`] | the raw register file and matrix memories |
+//! | [`state`] | what commands write and draws read: registers, matrices, CLUT cache, internal pointers ([`state::GeState`]) |
 //! | [`exec`] | the display-list processor ([`Ge`]) |
 //! | [`vertex`] | vertex decoding (every VTYPE field), indices, morphing |
 //! | [`transform`] | skinning, world/view/projection, lighting, texgen, fog, viewport |
@@ -50,6 +51,7 @@ pub mod pixel;
 pub mod ppsspp;
 pub mod raster;
 pub mod regs;
+pub mod state;
 pub mod texture;
 pub mod tile;
 pub mod transfer;

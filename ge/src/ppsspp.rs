@@ -29,82 +29,24 @@
 //! ([`crate::texture::SamplerRule`], [`crate::transform::RsqrtRule`]), chosen by
 //! [`crate::Model`], not a test of the model inside the stages.
 
+pub mod fix;
 mod funcid;
 mod jit;
 mod optimize;
-mod pixel_id;
+pub(crate) mod pixel_id;
 mod queue;
 pub mod rsqrt;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::bin::{Binner, FbTarget};
-use crate::draw::{BinnedPrim, DrawState, Shape};
-use crate::pixel::PixelState;
-use crate::raster::ClipRect;
+use crate::draw::binned::{scissored_bounds, BinnedPrim, DrawState, Shape};
 use crate::regs::Regs;
 use crate::texture::SamplerRule;
 
+pub use fix::{PrimFix, StateData};
 pub use pixel_id::rewrite_pixel;
 pub use queue::REFERENCE_TASKS;
-
-/// What PPSSPP's state optimizations read and accumulate for one draw state.
-#[derive(Clone)]
-pub struct StateData {
-    opt_in: optimize::OptInputs,
-    /// The PPSSPP rasterizer state this draw belongs to; shared by consecutive draws
-    /// without a pixel, sampler or rasterizer register change.
-    opt_cell: Arc<optimize::OptCell>,
-}
-
-impl StateData {
-    /// Decode for `st`; `prev` is the previous draw's data, whose rasterizer state this
-    /// draw continues unless `new_cell`.
-    pub fn decode(regs: &Regs, clut: &[u8; 1024], st: &DrawState, prev: Option<&StateData>, new_cell: bool) -> Self {
-        let opt_in = optimize::OptInputs::decode(
-            regs,
-            clut,
-            &st.pixel,
-            st.texture.is_some(),
-            st.texture.as_ref().is_none_or(|t| t.shared_clut),
-        );
-        let opt_cell = match prev {
-            Some(p) if !new_cell => p.opt_cell.clone(),
-            _ => Arc::default(),
-        };
-        StateData { opt_in, opt_cell }
-    }
-}
-
-/// What a drain fixed for one binned primitive: the worker strips it is drawn in and the
-/// state optimization it is drawn with. The default (hardware) is one whole draw with the
-/// decoded state.
-#[derive(Clone, Default)]
-pub struct PrimFix {
-    strips: queue::TaskRects,
-    opt: u32,
-}
-
-impl PrimFix {
-    /// The pixel state the primitive is drawn with.
-    pub fn pixel<'a>(&self, px: &'a PixelState) -> Cow<'a, PixelState> {
-        match optimize::apply(px, self.opt) {
-            Some(p) => Cow::Owned(p),
-            None => Cow::Borrowed(px),
-        }
-    }
-
-    /// The strips the primitive is drawn once in each of (`None`: drawn whole).
-    pub fn strips(&self) -> Option<&[ClipRect]> {
-        self.strips.as_deref()
-    }
-
-    /// The optimization bits (for traces).
-    pub fn opt(&self) -> u32 {
-        self.opt
-    }
-}
 
 /// PPSSPP's bin queue, JIT caches and state optimizations for one GE.
 #[derive(Default)]
@@ -180,7 +122,7 @@ impl Machinery {
             } else {
                 state.clone()
             };
-            if let Some(r) = crate::draw::scissored_bounds(&st, &shape) {
+            if let Some(r) = scissored_bounds(&st, &shape) {
                 self.queue.push(binner, r, st, shape);
             }
         }
@@ -208,8 +150,9 @@ impl Machinery {
 
 /// A draw state as the PPSSPP model decodes it (tests of this module).
 #[cfg(test)]
-fn test_state(regs: &Regs, through: bool) -> DrawState {
+pub(crate) fn test_state(regs: &Regs, through: bool) -> DrawState {
     let mut st = DrawState::decode(regs, &crate::regs::Matrices::default(), &[0; 1024], through, crate::Model::Ppsspp);
-    st.ppsspp = Some(StateData::decode(regs, &[0; 1024], &st, None, true));
+    let tex = st.texture.as_ref().map(|t| t.shared_clut);
+    st.ppsspp = Some(StateData::decode(regs, &[0; 1024], &st.pixel, tex, None, true));
     st
 }

@@ -19,7 +19,8 @@ pub fn to_float24(f: f32) -> u32 {
     f.to_bits() >> 8
 }
 
-/// 256 raw command arguments (24 bits each). Index = command number.
+/// 256 raw command arguments (24 bits each). Index = command number. (`Debug` names the
+/// non-zero registers through the command table, [`crate::cmd`].)
 #[derive(Clone, PartialEq, Eq)]
 pub struct Regs {
     pub raw: [u32; 256],
@@ -28,18 +29,6 @@ pub struct Regs {
 impl Default for Regs {
     fn default() -> Self {
         Regs { raw: [0; 256] }
-    }
-}
-
-impl std::fmt::Debug for Regs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut m = f.debug_map();
-        for (i, v) in self.raw.iter().enumerate() {
-            if *v != 0 {
-                m.entry(&crate::cmd::name(i as u8), &format_args!("0x{v:06x}"));
-            }
-        }
-        m.finish()
     }
 }
 

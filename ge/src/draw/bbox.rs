@@ -1,51 +1,47 @@
 //! BOUNDINGBOX (0x07): the visibility test behind BJUMP.
 
 use crate::cmd::op;
-use crate::exec::Ge;
 use crate::geom::VertexType;
-use crate::mem::MemError;
+use crate::mem::{MemError, Memory};
 use crate::regs::Regs;
-use crate::vertex::{self, VertexLayout};
+use crate::state::GeState;
+use crate::vertex::{self, Persist, VertexLayout};
 
-impl Ge {
-    /// BOUNDINGBOX: test whether any of `count` vertices can be visible; BJUMP jumps when
-    /// not. Follows PPSSPP `GPUCommon::Execute_BoundingBox` / `DrawEngineCommon::
-    /// TestBoundingBox` (the hardware's exact rule is not pinned down: [HW `bounding/*`]
-    /// text tests are the oracle). Positions are decoded (and morphed) but not skinned.
-    pub(crate) fn bounding_box(&mut self, arg: u32) -> Result<(), MemError> {
-        let count = arg & 0xFFFF;
-        if count == 0 {
-            self.bbox_visible = false;
+/// BOUNDINGBOX: test whether any of `count` vertices can be visible; BJUMP jumps when
+/// not. Follows PPSSPP `GPUCommon::Execute_BoundingBox` / `DrawEngineCommon::
+/// TestBoundingBox` (the hardware's exact rule is not pinned down: [HW `bounding/*`]
+/// text tests are the oracle). Positions are decoded (and morphed) but not skinned.
+pub(crate) fn bounding_box(gs: &mut GeState, mem: &Memory, mut persist: Persist, arg: u32) -> Result<(), MemError> {
+    let count = arg & 0xFFFF;
+    if count == 0 {
+        gs.bbox_visible = false;
+        return Ok(());
+    }
+    let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
+    let layout = VertexLayout::new(vtype.raw);
+    let params = gs.decode_params();
+    let decoded = match vertex::decode_draw(mem, &layout, gs.vaddr, gs.iaddr, count, &params, &mut persist) {
+        Ok(d) => d,
+        Err(_) => {
+            // Invalid data: PPSSPP assumes the box test passed.
+            gs.bbox_visible = true;
             return Ok(());
         }
-        let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
-        let layout = VertexLayout::new(vtype.raw);
-        let params = self.decode_params();
-        let mut persist = self.draw.persist;
-        let decoded =
-            match vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &params, &mut persist) {
-                Ok(d) => d,
-                Err(_) => {
-                    // Invalid data: PPSSPP assumes the box test passed.
-                    self.bbox_visible = true;
-                    return Ok(());
-                }
-            };
-        self.vaddr = decoded.vaddr;
-        self.iaddr = decoded.iaddr;
-        // Only one window of at most 0x100 vertices decides [PP `Execute_BoundingBox`].
-        let verts = &decoded.vertices;
-        let window: &[crate::geom::Vertex] = if count > 0x200 {
-            let start = (count - 0x200) as usize;
-            &verts[start.min(verts.len())..(start + 0x100).min(verts.len())]
-        } else if count > 0x100 {
-            &verts[..(count - 0x100) as usize]
-        } else {
-            verts
-        };
-        self.bbox_visible = bbox_test(&self.regs, &self.mats, window);
-        Ok(())
-    }
+    };
+    gs.vaddr = decoded.vaddr;
+    gs.iaddr = decoded.iaddr;
+    // Only one window of at most 0x100 vertices decides [PP `Execute_BoundingBox`].
+    let verts = &decoded.vertices;
+    let window: &[crate::geom::Vertex] = if count > 0x200 {
+        let start = (count - 0x200) as usize;
+        &verts[start.min(verts.len())..(start + 0x100).min(verts.len())]
+    } else if count > 0x100 {
+        &verts[..(count - 0x100) as usize]
+    } else {
+        verts
+    };
+    gs.bbox_visible = bbox_test(&gs.regs, &gs.mats, window);
+    Ok(())
 }
 
 /// The plane tests of PPSSPP `DrawEngineCommon::TestBoundingBox`.

@@ -4,12 +4,14 @@
 //! colour, a float normal and a float position, and are no longer skinned.
 
 use super::assemble::AsmVertex;
+use super::DrawContext;
 use crate::clip::CullMode;
 use crate::cmd::op;
-use crate::exec::Ge;
 use crate::geom::{ColorFormat, IndexFormat, NumFormat, VertexType};
 use crate::mem::MemError;
+use crate::mem::Memory;
 use crate::patch::{self, PatchParams};
+use crate::state::GeState;
 use crate::transform;
 use crate::vertex::{self, VertexLayout};
 
@@ -30,33 +32,33 @@ fn tessellated_type(control: &VertexType) -> VertexType {
     }
 }
 
-impl Ge {
-    pub(crate) fn draw_patch(&mut self, cmd: u8, arg: u32) -> Result<(), MemError> {
+impl DrawContext {
+    /// BEZIER / SPLINE: tessellate and draw.
+    pub(crate) fn patch(&mut self, gs: &mut GeState, mem: &mut Memory, cmd: u8, arg: u32) -> Result<(), MemError> {
         // [PP `GPUCommon::SetDrawType`] switching between triangle and non-triangle
         // output flushes the renderer (patch type 0 → TRIANGLES; 1, 2, 3 → LINES/POINTS).
-        self.set_draw_prim_class(self.regs.arg(op::PATCHPRIMITIVE) & 3 == 0);
-        let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
-        let mut params = PatchParams::decode(&self.regs, cmd, arg, &vtype);
-        params.rsqrt = self.model().rsqrt_rule();
-        params.rule = self.model().tessellation_rule();
+        self.set_draw_prim_class(mem, gs.regs.arg(op::PATCHPRIMITIVE) & 3 == 0);
+        let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
+        let mut params = PatchParams::decode(&gs.regs, cmd, arg, &vtype);
+        params.rsqrt = self.model.rsqrt_rule();
+        params.rule = self.model.tessellation_rule();
         let count = params.control_count();
         let layout = VertexLayout::new(vtype.raw);
-        let dp = self.decode_params();
+        let dp = gs.decode_params();
         if vtype.index != IndexFormat::None {
             let mut max = 0;
             for i in 0..count {
-                max = max.max(vertex::read_index(&self.mem, vtype.index, self.iaddr, i)?);
+                max = max.max(vertex::read_index(mem, vtype.index, gs.iaddr, i)?);
             }
             params.max_index = Some(max);
         }
-        let decoded =
-            vertex::decode_draw(&self.mem, &layout, self.vaddr, self.iaddr, count, &dp, &mut self.draw.persist)?;
-        self.vaddr = decoded.vaddr;
-        self.iaddr = decoded.iaddr;
+        let decoded = vertex::decode_draw(mem, &layout, gs.vaddr, gs.iaddr, count, &dp, &mut self.persist)?;
+        gs.vaddr = decoded.vaddr;
+        gs.iaddr = decoded.iaddr;
         if vtype.position == NumFormat::None {
             return Ok(());
         }
-        let ts = self.decode_transform(&vtype);
+        let ts = self.decode_transform(gs, &vtype);
         let control: Vec<_> = decoded
             .vertices
             .iter()
@@ -73,14 +75,14 @@ impl Ge {
             return Ok(());
         }
         let out_type = tessellated_type(&vtype);
-        let ts_out = self.decode_transform(&out_type);
+        let ts_out = self.decode_transform(gs, &out_type);
         // Transform each tessellated vertex once, then expand the indices (the transform is
         // a pure function of the vertex, so sharing it changes no bit).
         let unique: Vec<AsmVertex> = tess.vertices.iter().map(|v| AsmVertex::new(&ts_out, v)).collect();
         let verts: Vec<AsmVertex> = tess.indices.iter().filter_map(|&i| unique.get(i as usize).copied()).collect();
-        let cull = CullMode::decode(&self.regs);
+        let cull = CullMode::decode(&gs.regs);
         let prim = tess.prim;
-        self.with_sink(&ts_out, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
+        self.with_sink(gs, mem, &ts_out, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
         Ok(())
     }
 }

@@ -16,10 +16,12 @@
 //!   the CULL face, and the whole rasterizer state is rebuilt before and after.
 
 use super::assemble::AsmVertex;
+use super::DrawContext;
 use crate::cmd::op;
-use crate::exec::Ge;
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, SubPixel, VertexType};
+use crate::mem::Memory;
 use crate::regs::{float24, Regs};
+use crate::state::GeState;
 
 /// PPSSPP `MAX_IMMBUFFER_SIZE`.
 const MAX_BUFFER: usize = 32;
@@ -131,11 +133,11 @@ fn is_triangle_prim(p: PrimType) -> bool {
     (p as u32) > PrimType::LineStrip as u32 && p != PrimType::Rectangles
 }
 
-impl Ge {
+impl DrawContext {
     /// VAP: capture a vertex and submit it [PP `SoftGPU::Execute_ImmVertexAlphaPrim`
     /// flushes after every vertex].
-    pub(crate) fn immediate_vertex(&mut self, arg: u32) {
-        let imm = &mut self.draw.imm;
+    pub(crate) fn immediate_vertex(&mut self, gs: &mut GeState, mem: &mut Memory, arg: u32) {
+        let imm = &mut self.imm;
         if imm.count >= MAX_BUFFER {
             imm.count += 1;
             return;
@@ -143,10 +145,10 @@ impl Ge {
         let prim = PrimType::from_bits(arg >> 8);
         if prim != PrimType::Continue {
             // Only type 7 continues a primitive.
-            self.flush_imm();
+            self.flush_imm(gs, mem);
         }
-        let v = ImmVertex::capture(&self.regs, arg);
-        let imm = &mut self.draw.imm;
+        let v = ImmVertex::capture(&gs.regs, arg);
+        let imm = &mut self.imm;
         imm.buffer.push(v);
         imm.count += 1;
         if prim != PrimType::Continue {
@@ -156,12 +158,12 @@ impl Ge {
             imm.first_sent = false;
         }
         // A continuation before any primitive type stays buffered until one is set.
-        self.flush_imm();
+        self.flush_imm(gs, mem);
     }
 
     /// [PP `GPUCommon::FlushImm`].
-    pub(crate) fn flush_imm(&mut self) {
-        let imm = &mut self.draw.imm;
+    pub(crate) fn flush_imm(&mut self, gs: &mut GeState, mem: &mut Memory) {
+        let imm = &mut self.imm;
         let Some(prim) = imm.prim else { return };
         if imm.buffer.is_empty() {
             return;
@@ -179,7 +181,7 @@ impl Ge {
         imm.count = 0;
         let (flags, continuation) = (imm.flags, imm.first_sent);
         imm.first_sent = true;
-        self.set_draw_prim_class(is_triangle_prim(prim));
+        self.set_draw_prim_class(mem, is_triangle_prim(prim));
 
         let overrides = [
             (op::ANTIALIASENABLE, flags & ANTIALIAS != 0),
@@ -189,50 +191,50 @@ impl Ge {
             (op::FOGENABLE, flags & FOG != 0),
             (op::DITHERENABLE, flags & DITHER != 0),
         ];
-        let prev = overrides.map(|(o, _)| (o, self.regs.enabled(o)));
+        let prev = overrides.map(|(o, _)| (o, gs.regs.enabled(o)));
         // Antialiasing alone does not count as a change.
-        let changed = overrides[1..].iter().any(|&(o, on)| self.regs.enabled(o) != on);
+        let changed = overrides[1..].iter().any(|&(o, on)| gs.regs.enabled(o) != on);
         if changed {
-            self.flush();
-            self.write_imm_regs(&overrides);
+            self.flush(mem);
+            self.write_imm_regs(gs, &overrides);
         }
 
         // [PP `DispatchSubmitImm`] the cull face comes from the flags.
         let cull_face = u32::from(flags & CULLFACE != 0);
-        let flip = u32::from(cull_face != self.regs.arg(op::CULL) & 1);
-        self.regs.set(op::CULL, self.regs.arg(op::CULL) ^ flip);
+        let flip = u32::from(cull_face != gs.regs.arg(op::CULL) & 1);
+        gs.regs.set(op::CULL, gs.regs.arg(op::CULL) ^ flip);
         // Every submit rebuilds the rasterizer state, before and after.
-        self.draw.state_dirty = true;
-        self.draw.raster_dirty = true;
-        let vtype = VertexType::from_bits(self.regs.arg(op::VERTEXTYPE));
-        let ts = self.decode_transform(&vtype);
-        let cull = crate::clip::CullMode::decode(&self.regs);
+        self.state_dirty = true;
+        self.raster_dirty = true;
+        let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
+        let ts = self.decode_transform(gs, &vtype);
+        let cull = crate::clip::CullMode::decode(&gs.regs);
         for (i, v) in verts.iter().enumerate() {
-            self.draw.draw_count += 1;
-            if self.draw.trace_pixel.is_some() {
-                self.draw.state_dirty = true;
+            self.draw_count += 1;
+            if self.trace_pixel.is_some() {
+                self.state_dirty = true;
             }
-            let av = v.asm_vertex(&self.regs);
+            let av = v.asm_vertex(&gs.regs);
             let cont = continuation || i > 0;
-            self.with_sink(&ts, vtype.through, true, |asm, sink| asm.submit_imm(prim, cont, av, cull, sink));
+            self.with_sink(gs, mem, &ts, vtype.through, true, |asm, sink| asm.submit_imm(prim, cont, av, cull, sink));
         }
-        self.regs.set(op::CULL, self.regs.arg(op::CULL) ^ flip);
-        self.draw.state_dirty = true;
-        self.draw.raster_dirty = true;
+        gs.regs.set(op::CULL, gs.regs.arg(op::CULL) ^ flip);
+        self.state_dirty = true;
+        self.raster_dirty = true;
 
         if changed {
-            self.flush();
-            self.write_imm_regs(&prev);
+            self.flush(mem);
+            self.write_imm_regs(gs, &prev);
         }
     }
 
     /// PPSSPP writes these registers directly (as 0 or 1) around the submit.
-    fn write_imm_regs(&mut self, values: &[(u8, bool); 6]) {
+    fn write_imm_regs(&mut self, gs: &mut GeState, values: &[(u8, bool); 6]) {
         for &(o, on) in values {
-            self.regs.set(o, u32::from(on));
+            gs.regs.set(o, u32::from(on));
         }
-        self.draw.state_dirty = true;
-        self.draw.raster_dirty = true;
+        self.state_dirty = true;
+        self.raster_dirty = true;
     }
 }
 

@@ -13,9 +13,9 @@
 //! std::fs::write("frame.ppdmp", dump.to_bytes()).unwrap();
 //! ```
 //!
-//! Design: the [`Recorder`] lives in the `Ge` while recording and is shown every command
-//! word just before it executes (flow control already resolved by [`Ge::run_list`]),
-//! exactly where PPSSPP calls `Recorder::NotifyCommand`. It is a pure observer: it never
+//! Design: the [`Recorder`] is the `Ge`'s [`Observer`] while recording and is shown every
+//! command word just before it executes (flow control already resolved by
+//! [`Ge::run_list`]), exactly where PPSSPP calls `Recorder::NotifyCommand`. It never
 //! changes what the GE draws. The one GE call it makes while recording, a flush before a
 //! block transfer, is the flush the GE itself performs at that same point.
 //!
@@ -47,11 +47,12 @@
 use super::{Dump, Record, RecordKind, INIT_SIZE};
 use crate::cmd::{op, split, word};
 use crate::display::DisplayBuffer;
-use crate::exec::Ge;
+use crate::exec::{Ge, Observer};
 use crate::geom::VertexType;
 use crate::mem::{Memory, RAM_BASE, RAM_SIZE, SCRATCH_BASE, SCRATCH_SIZE, VRAM_BASE, VRAM_SIZE, VRAM_WINDOW};
 use crate::regs::{to_float24, Regs};
 use crate::vertex::{read_index, VertexLayout};
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
@@ -103,26 +104,39 @@ impl Ge {
     /// [`Ge::run_list`], which always ends flushed).
     pub fn start_recording(&mut self) {
         self.flush();
-        self.recorder = Some(Box::new(Recorder::begin(self)));
+        let r = Recorder::begin(self);
+        self.set_observer(Box::new(r));
     }
 
     /// True between [`Ge::start_recording`] and [`Ge::finish_recording`].
     pub fn is_recording(&self) -> bool {
-        self.recorder.is_some()
+        self.observer().is_some_and(|o| o.as_any().is::<Recorder>())
     }
 
     /// End the recording with a DISPLAY record for `display` and return the dump
-    /// (version 6, game ID [`RECORDER_GAME_ID`]); `None` if not recording.
+    /// (version 6, game ID [`RECORDER_GAME_ID`]); `None` if not recording (another
+    /// observer stays in place).
     pub fn finish_recording(&mut self, display: DisplayBuffer) -> Option<Dump> {
-        self.recorder.take().map(|r| r.finish(display))
+        if !self.is_recording() {
+            return None;
+        }
+        let r = self.take_observer()?.into_any().downcast::<Recorder>().ok()?;
+        Some(r.finish(display))
+    }
+}
+
+impl Observer for Recorder {
+    /// One executed word [PP `Recorder::NotifyCommand`].
+    fn command(&mut self, ge: &mut Ge, w: u32) {
+        self.record(ge, w);
     }
 
-    /// The exec.rs hook: show `w` to the recorder before it executes.
-    pub(crate) fn record_word(&mut self, w: u32) {
-        if let Some(mut r) = self.recorder.take() {
-            r.command(self, w);
-            self.recorder = Some(r);
-        }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
     }
 }
 
@@ -131,18 +145,18 @@ impl Ge {
 /// matrices as *MATRIXDATA words of their float24 values, the write indices, END.
 pub fn init_payload(ge: &Ge) -> Vec<u8> {
     let mut w = [0u32; INIT_SIZE as usize / 4];
-    w[5] = ge.vaddr;
-    w[6] = ge.iaddr;
-    w[7] = ge.offset;
+    w[5] = ge.state.vaddr;
+    w[6] = ge.state.iaddr;
+    w[7] = ge.state.offset;
     let mut i = 17;
     for &(a, b) in &CONTEXT_RANGES {
         for cmd in a..=b {
-            w[i] = word(cmd, ge.regs.arg(cmd));
+            w[i] = word(cmd, ge.state.regs.arg(cmd));
             i += 1;
         }
     }
     debug_assert_eq!(i, 226);
-    let m = &ge.mats;
+    let m = &ge.state.mats;
     let mats: [(u8, &[f32]); 5] = [
         (op::BONEMATRIXNUMBER, &m.bones[..]),
         (op::WORLDMATRIXNUMBER, &m.world[..]),
@@ -220,19 +234,19 @@ impl Recorder {
         };
         r.append_fixed(RecordKind::Init, &init_payload(ge));
         // [PP BeginRecording] the CLUT cache at recording start (1,024 bytes).
-        r.emit_data(RecordKind::Clut, &ge.clut[..], 16, 0);
+        r.emit_data(RecordKind::Clut, &ge.state.clut[..], 16, 0);
         let vram = ge.mem.vram();
         if let Some(last) = vram.iter().rposition(|&b| b != 0) {
             // Replays start from zeroed VRAM (§5.1): send what is there now [PP NotifyMemcpy].
             r.append_fixed(RecordKind::MemcpyDest, &VRAM_BASE.to_le_bytes());
             r.emit_data(RecordKind::MemcpyData, &vram[..=last], 1, 0);
         }
-        if ge.clut.iter().any(|&b| b != 0) {
+        if ge.state.clut.iter().any(|&b| b != 0) {
             // Loads the CLUT record above into the replay's (zeroed) CLUT cache.
             r.pending.push(word(op::LOADCLUT, 32));
         }
         for l in 0..8u8 {
-            let tbw = ge.regs.arg(op::TEXBUFWIDTH0 + l);
+            let tbw = ge.state.regs.arg(op::TEXBUFWIDTH0 + l);
             if tbw & 0xFFFF != 0 {
                 // Teaches the replay's per-level bufw tracker the INIT value (§6.3 trap).
                 r.pending.push(word(op::TEXBUFWIDTH0 + l, tbw));
@@ -247,7 +261,7 @@ impl Recorder {
     }
 
     /// One executed word [PP `Recorder::NotifyCommand`].
-    fn command(&mut self, ge: &mut Ge, w: u32) {
+    fn record(&mut self, ge: &mut Ge, w: u32) {
         let (cmd, arg) = split(w);
         match cmd {
             // Flow and address commands: the replay recreates what they did.
@@ -272,7 +286,7 @@ impl Recorder {
             op::VAP => {
                 // Immediate-mode primitives draw too (PPSSPP's recorder does not mark them).
                 self.pending.push(w);
-                self.mark_drawn(&ge.regs);
+                self.mark_drawn(&ge.state.regs);
             }
             _ => self.pending.push(w),
         }
@@ -281,7 +295,7 @@ impl Recorder {
     /// PRIM/BEZIER/SPLINE [PP EmitPrim, FlushPrimState]. Unlike PPSSPP, a count of 0 (which
     /// draws nothing) gets no data records.
     fn draw(&mut self, ge: &Ge, w: u32, count: u32) {
-        let regs = &ge.regs;
+        let regs = &ge.state.regs;
         self.targets.insert(VRAM_BASE | (regs.arg(op::FRAMEBUFPTR) & 0x1F_FFF0));
         self.targets.insert(VRAM_BASE | (regs.arg(op::ZBUFPTR) & 0x1F_FFF0));
         if count > 0 {
@@ -305,32 +319,32 @@ impl Recorder {
         let stride = u64::from(VertexLayout::new(vt).stride);
         let isize = vtype.index.size();
         let vbytes = if isize != 0 {
-            let ibytes = clamp_size(ge.iaddr, u64::from(count) * u64::from(isize));
+            let ibytes = clamp_size(ge.state.iaddr, u64::from(count) * u64::from(isize));
             let n = ibytes / isize;
             let mut max = 0u32;
             for i in 0..n {
                 // Full 32-bit indices, as the GE reads them (PPSSPP truncates to 16 bits).
-                max = max.max(read_index(&ge.mem, vtype.index, ge.iaddr, i).unwrap_or(0));
+                max = max.max(read_index(&ge.mem, vtype.index, ge.state.iaddr, i).unwrap_or(0));
             }
             if ibytes > 0 {
-                let data = read_mem(&ge.mem, ge.iaddr, ibytes);
+                let data = read_mem(&ge.mem, ge.state.iaddr, ibytes);
                 self.emit_data(RecordKind::Indices, &data, 4, 0);
             }
             (u64::from(max) + 1) * stride
         } else {
             u64::from(count) * stride
         };
-        let vbytes = clamp_size(ge.vaddr, vbytes);
+        let vbytes = clamp_size(ge.state.vaddr, vbytes);
         if vbytes > 0 {
-            let data = read_mem(&ge.mem, ge.vaddr, vbytes);
+            let data = read_mem(&ge.mem, ge.state.vaddr, vbytes);
             // Same address mod 4 as the game's, so a misaligned vertex array stays misaligned.
-            self.emit_data(RecordKind::Vertices, &data, 4, ge.vaddr & 3);
+            self.emit_data(RecordKind::Vertices, &data, 4, ge.state.vaddr & 3);
         }
     }
 
     /// TEXTUREn / FRAMEBUFn for one level [PP EmitTextureData].
     fn texture_level(&mut self, ge: &Ge, level: u8) {
-        let regs = &ge.regs;
+        let regs = &ge.state.regs;
         let tbw = regs.arg(op::TEXBUFWIDTH0 + level);
         let addr = (regs.arg(op::TEXADDR0 + level) & 0xFF_FFF0) | ((tbw << 8) & 0x0F00_0000);
         if addr == 0 {
@@ -365,7 +379,7 @@ impl Recorder {
 
     /// [CLUTADDR] CLUT before a LOADCLUT [PP EmitClut].
     fn load_clut(&mut self, ge: &Ge, w: u32) {
-        let regs = &ge.regs;
+        let regs = &ge.state.regs;
         let addr = (regs.arg(op::CLUTADDR) & 0xFF_FFF0) | ((regs.arg(op::CLUTADDRUPPER) << 8) & 0x0F00_0000);
         // [PP EmitClut] 0x40 in bits 0–6 means 64 blocks ("extended CLUT").
         let blocks = if w & 0x7F == 0x40 { 0x40 } else { w & 0x3F };
@@ -385,7 +399,7 @@ impl Recorder {
     /// entirely [PP EmitTransfer].
     fn transfer(&mut self, ge: &mut Ge, w: u32) {
         self.flush_registers();
-        let regs = &ge.regs;
+        let regs = &ge.state.regs;
         let addr = |lo: u8, hi: u8| (regs.arg(lo) & 0xFF_FFF0) | ((regs.arg(hi) & 0xFF_0000) << 8);
         // [PP GPUState.h getTransferSrcStride] bits 3–10; above 0x400 counts as 0.
         let stride = |hi: u8| match regs.arg(hi) & 0x7F8 {
@@ -532,10 +546,10 @@ mod tests {
     #[test]
     fn init_payload_layout_matches_the_v1_context() {
         let mut ge = Ge::new();
-        ge.vaddr = 0x0890_0010;
-        ge.regs.set(op::VERTEXTYPE, 0x1234);
-        ge.mats.world[0] = 1.0;
-        ge.mats.bone_index = 13;
+        ge.state.vaddr = 0x0890_0010;
+        ge.state.regs.set(op::VERTEXTYPE, 0x1234);
+        ge.state.mats.world[0] = 1.0;
+        ge.state.mats.bone_index = 13;
         let p = init_payload(&ge);
         let w = |i: usize| u32::from_le_bytes([p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]]);
         assert_eq!(p.len(), 2048);
@@ -558,19 +572,19 @@ mod tests {
     fn init_payload_round_trips_through_restore() {
         let mut ge = Ge::new();
         for (i, c) in (0x42u8..=0x4D).enumerate() {
-            ge.regs.set(c, 0x3F8000 + i as u32);
+            ge.state.regs.set(c, 0x3F8000 + i as u32);
         }
-        ge.regs.set(op::TEXBUFWIDTH0 + 3, 0x09_0100);
-        ge.mats.proj[15] = -2.5;
-        ge.mats.bones[95] = 0.25;
-        ge.mats.tgen_index = 7;
+        ge.state.regs.set(op::TEXBUFWIDTH0 + 3, 0x09_0100);
+        ge.state.mats.proj[15] = -2.5;
+        ge.state.mats.bones[95] = 0.25;
+        ge.state.mats.tgen_index = 7;
         let mut back = Ge::new();
         restore_init(&mut back, &init_payload(&ge)).unwrap();
-        assert_eq!(back.regs.raw[0x42..=0x4D], ge.regs.raw[0x42..=0x4D]);
-        assert_eq!(back.regs.arg(op::TEXBUFWIDTH0 + 3), 0x09_0100);
-        assert_eq!(back.mats.proj[15], -2.5);
-        assert_eq!(back.mats.bones[95], 0.25);
-        assert_eq!(back.mats.tgen_index, 7);
+        assert_eq!(back.state.regs.raw[0x42..=0x4D], ge.state.regs.raw[0x42..=0x4D]);
+        assert_eq!(back.state.regs.arg(op::TEXBUFWIDTH0 + 3), 0x09_0100);
+        assert_eq!(back.state.mats.proj[15], -2.5);
+        assert_eq!(back.state.mats.bones[95], 0.25);
+        assert_eq!(back.state.mats.tgen_index, 7);
     }
 
     #[test]

@@ -86,15 +86,15 @@ fn le32(b: &[u8], at: usize) -> u32 {
 /// is re-executed with its power-on argument 0 and so loads nothing.
 pub fn restore_init(ge: &mut Ge, payload: &[u8]) -> Result<(), crate::exec::GeError> {
     let w = |i: usize| le32(payload, 4 * i);
-    ge.vaddr = w(5);
-    ge.iaddr = w(6);
-    ge.offset = w(7);
+    ge.state.vaddr = w(5);
+    ge.state.iaddr = w(6);
+    ge.state.offset = w(7);
     for (i, cmd) in context_registers().enumerate() {
         // guess: the stored command byte is trusted to equal `cmd` (PPSSPP would
         // re-execute a mismatching word as its own command; recorders never write one).
-        ge.regs.set(cmd, w(17 + i));
+        ge.state.regs.set(cmd, w(17 + i));
     }
-    let mats = &mut ge.mats;
+    let mats = &mut ge.state.mats;
     for i in 0..96 {
         mats.bones[i] = float24(w(227 + i));
     }
@@ -112,7 +112,7 @@ pub fn restore_init(ge: &mut Ge, payload: &[u8]) -> Result<(), crate::exec::GeEr
     mats.proj_index = w(382) & 0xF;
     mats.tgen_index = w(383) & 0xF;
     for cmd in reapplied_registers() {
-        let arg = ge.regs.arg(cmd);
+        let arg = ge.state.regs.arg(cmd);
         ge.execute_word(word(cmd, arg))?;
     }
     Ok(())
@@ -131,7 +131,7 @@ pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
         .write(PUSHBUF_ADDR, &dump.pushbuf)
         .map_err(|_| DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }))?;
     // The software renderer's CLUT cache starts zeroed (§3.2 step 4).
-    ge.clut.fill(0);
+    ge.state.clut.fill(0);
     let mut r = Replayer::new(dump.version);
     let last = dump.records.len().saturating_sub(1);
     for (index, rec) in dump.records.iter().enumerate() {
@@ -282,7 +282,7 @@ impl Replayer {
                 if let Some(a) = self.map(ge, rec)? {
                     // Sync so the current TRANSFERSRCW register is known [PP TransferSrc].
                     self.sync(ge)?;
-                    let srcw = ge.regs.arg(op::TRANSFERSRCW);
+                    let srcw = ge.state.regs.arg(op::TRANSFERSRCW);
                     self.queue.push(word(op::TRANSFERSRCW, (srcw & 0x00_FFFF) | ((a >> 8) & 0x00FF_0000)));
                     self.queue.push(word(op::TRANSFERSRC, a));
                 }
@@ -322,7 +322,7 @@ impl Replayer {
         if !self.list_active {
             // The list starts with one NOP; starting a list resets the offset address.
             self.list_active = true;
-            ge.offset = 0;
+            ge.state.offset = 0;
             self.list.push((word(op::NOP, 0), index));
             self.list_pos = 4;
         }

@@ -25,7 +25,7 @@
 //! (`lastLinear_` can keep returning the fallback on one thread after compilation) are not
 //! modelled.
 
-use crate::draw::DrawState;
+use crate::draw::binned::DrawState;
 use crate::pixel::PixelState;
 use crate::texture::{ClutFormat, TexFormat, TexFunc, TextureState};
 

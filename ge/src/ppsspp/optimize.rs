@@ -32,7 +32,6 @@
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::cmd::op;
-use crate::draw::{BinnedPrim, Shape};
 use crate::geom::ScreenVertex;
 use crate::pixel::{Blend, BlendEq, BlendFactor, Compare, PixelState};
 use crate::regs::Regs;
@@ -236,7 +235,7 @@ fn clut_alpha(clut: &[u8; 1024], regs: &Regs) -> (bool, bool) {
 }
 
 /// `CalculateRasterStateFlags` for one vertex.
-fn vertex_flags(v: &ScreenVertex, use_color: bool) -> u32 {
+pub(super) fn vertex_flags(v: &ScreenVertex, use_color: bool) -> u32 {
     let mut f = 0;
     if use_color {
         let c = v.color0;
@@ -255,18 +254,6 @@ fn vertex_flags(v: &ScreenVertex, use_color: bool) -> u32 {
         f |= VERTEX_HAS_FOG;
     }
     f
-}
-
-/// The flags `BinManager::Add*` contributes for one binned shape.
-pub fn shape_flags(shape: &Shape, gouraud: bool) -> u32 {
-    match shape {
-        Shape::Triangle(v) => vertex_flags(&v[0], gouraud) | vertex_flags(&v[1], gouraud) | vertex_flags(&v[2], true),
-        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) => {
-            vertex_flags(&v[0], false) | vertex_flags(&v[1], true)
-        }
-        Shape::Line(v) => vertex_flags(&v[0], gouraud) | vertex_flags(&v[1], true),
-        Shape::Point(v) => vertex_flags(v, true),
-    }
 }
 
 /// One PPSSPP rasterizer state's flags and applied optimization. Only the GE thread
@@ -317,14 +304,14 @@ impl OptCell {
         self.applied.store(new, Relaxed);
     }
 
-    fn applied(&self) -> u32 {
+    pub(super) fn applied(&self) -> u32 {
         self.applied.load(Relaxed)
     }
 }
 
 /// The optimization a `DrawRectangle` sprite uses: the state's flags with the vertex
 /// facts replaced by its second vertex's [PP `OptimizeFlatRasterizerState`].
-fn rect_opt(inp: &OptInputs, state_applied: u32, v1: &ScreenVertex) -> u32 {
+pub(super) fn rect_opt(inp: &OptInputs, state_applied: u32, v1: &ScreenVertex) -> u32 {
     let flags = vertex_flags(v1, true);
     let opt = inp.detect(flags);
     let all = PIXEL_BITS | SAMPLER_BITS;
@@ -367,16 +354,6 @@ pub fn apply(px: &PixelState, opt: u32) -> Option<PixelState> {
         (p.alpha_func, p.alpha_ref, p.alpha_mask) = (Compare::NotEqual, 0, 0xFF);
     }
     Some(p)
-}
-
-/// The optimization a binned primitive is drawn with, given its state's current one.
-pub fn prim_opt(p: &BinnedPrim) -> u32 {
-    let Some(d) = &p.state.ppsspp else { return 0 };
-    let applied = d.opt_cell.applied();
-    match &p.shape {
-        Shape::Rectangle(v) => rect_opt(&d.opt_in, applied, &v[1]),
-        _ => applied,
-    }
 }
 
 #[cfg(test)]

@@ -42,11 +42,12 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::fix::{PrimFix, TaskRects};
 use super::funcid::{pixel_func_key, sampler_key};
-use super::{optimize, PrimFix};
+use super::optimize;
 use crate::bin::{Binner, FbTarget};
 use crate::cmd::op;
-use crate::draw::{BinnedPrim, DrawState, Shape};
+use crate::draw::binned::{BinnedPrim, DrawState, Shape};
 use crate::raster::ClipRect;
 use crate::regs::Regs;
 use crate::tile::FbFormat;
@@ -85,9 +86,6 @@ impl Sub {
         }
     }
 }
-
-/// The strips of one drain, or `None` when the queue is drawn without splitting.
-pub type TaskRects = Option<Arc<[ClipRect]>>;
 
 /// Replica of the `BinManager` fields that decide drains, strips and optimizations. The
 /// primitives themselves are in the draw path's binner (every primitive binned since the
@@ -209,7 +207,7 @@ impl BinQueue {
             self.drain(binner, false);
         }
         if let Some(d) = &state.ppsspp {
-            d.opt_cell.add(optimize::shape_flags(&shape, d.opt_in.shade_gouraud));
+            d.opt_cell.add(shape_flags(&shape, d.opt_in.shade_gouraud));
         }
         binner.push(r, BinnedPrim { state, shape, fix: PrimFix::default() });
         self.queued.push(r);
@@ -287,7 +285,7 @@ impl BinQueue {
         }
         let first = binner.len() - self.queued.len();
         for p in binner.prims_mut().skip(first).take(n) {
-            p.fix = PrimFix { strips: tasks.clone(), opt: optimize::prim_opt(p) };
+            p.fix = PrimFix { strips: tasks.clone(), opt: prim_opt(p) };
         }
         self.queued.drain(..n);
     }
@@ -319,6 +317,32 @@ impl BinQueue {
             }
         }
         v
+    }
+}
+
+/// The flags `BinManager::Add*` contributes for one binned shape.
+fn shape_flags(shape: &Shape, gouraud: bool) -> u32 {
+    match shape {
+        Shape::Triangle(v) => {
+            optimize::vertex_flags(&v[0], gouraud)
+                | optimize::vertex_flags(&v[1], gouraud)
+                | optimize::vertex_flags(&v[2], true)
+        }
+        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) => {
+            optimize::vertex_flags(&v[0], false) | optimize::vertex_flags(&v[1], true)
+        }
+        Shape::Line(v) => optimize::vertex_flags(&v[0], gouraud) | optimize::vertex_flags(&v[1], true),
+        Shape::Point(v) => optimize::vertex_flags(v, true),
+    }
+}
+
+/// The optimization a binned primitive is drawn with, given its state's current one.
+fn prim_opt(p: &BinnedPrim) -> u32 {
+    let Some(d) = &p.state.ppsspp else { return 0 };
+    let applied = d.opt_cell.applied();
+    match &p.shape {
+        Shape::Rectangle(v) => optimize::rect_opt(&d.opt_in, applied, &v[1]),
+        _ => applied,
     }
 }
 

@@ -1,5 +1,6 @@
 use super::*;
 use crate::cmd::word;
+use crate::Ge;
 
 fn regs(words: &[(u8, u32)]) -> Regs {
     let mut r = Regs::default();
@@ -145,8 +146,8 @@ fn cull_flags_override_registers() {
         vertex(&mut ge, 0, 16, 0x07FF);
         assert_eq!(pixel(&mut ge, 4, 4) != 0, drawn);
         // Restored: CULL exactly, CULLFACEENABLE as PPSSPP's 0/1 write.
-        assert_eq!(ge.regs.arg(op::CULL), 0x10 | u32::from(face_flag == 0));
-        assert_eq!(ge.regs.arg(op::CULLFACEENABLE), 0);
+        assert_eq!(ge.state.regs.arg(op::CULL), 0x10 | u32::from(face_flag == 0));
+        assert_eq!(ge.state.regs.arg(op::CULLFACEENABLE), 0);
     }
 }
 

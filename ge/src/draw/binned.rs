@@ -1,0 +1,142 @@
+//! What a draw bins: the per-draw state snapshot ([`DrawState`]), the shapes assembly
+//! makes ([`Shape`]) and the binned primitive ([`BinnedPrim`]). Shared by the draw path,
+//! the rasterization callback and PPSSPP's machinery ([`crate::ppsspp`]), which reads
+//! and decorates them; this file depends on neither.
+
+use std::sync::Arc;
+
+use crate::cmd::op;
+use crate::geom::ScreenVertex;
+use crate::model::Model;
+use crate::pixel::PixelState;
+use crate::ppsspp::fix::{PrimFix, StateData};
+use crate::raster::{self, ClipRect};
+use crate::regs::{Matrices, Regs};
+use crate::texture::TextureState;
+
+/// Everything the rasterizer and the fragment stages need for one draw; shared by all
+/// primitives binned while it is current.
+#[derive(Clone)]
+pub struct DrawState {
+    pub pixel: PixelState,
+    /// `None` when texturing is off (or in clear mode, which never textures).
+    pub texture: Option<TextureState>,
+    pub clear: bool,
+    pub through: bool,
+    /// PPSSPP's `!shadeGouraud`: flat shading or clear mode.
+    pub flat: bool,
+    /// SHADEMODE is flat, also in clear mode: only then does clipping copy the provoking
+    /// vertex's colours into the third vertex [PP `Clipper.cpp` ProcessTriangle checks
+    /// `getShadeMode() == GE_SHADE_FLAT`, not `shadeGouraud`]. A clear-mode draw with
+    /// Gouraud SHADEMODE therefore takes its flat colour from the third vertex of the
+    /// accepted winding: the first vertex of a reversed triangle.
+    pub flat_provoking: bool,
+    pub dither: bool,
+    /// Texture-matrix projection that really needs q (PPSSPP `ComputeRasterizerState`
+    /// drops trivial projections).
+    pub texture_proj: bool,
+    pub fog: bool,
+    /// Depth write on or a depth test other than ALWAYS (rectangle detection).
+    pub depth_matters: bool,
+    pub antialias: bool,
+    /// The model's rasterizer arithmetic.
+    pub raster: raster::RasterRule,
+    /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
+    /// [PP `BinManager.cpp` scissor setup].
+    pub scissor: ClipRect,
+    /// Debugging: report every fragment drawn at this pixel to stderr.
+    pub trace: Option<(i32, i32)>,
+    /// Number of the PRIM this state was built for (for traces).
+    pub draw: u64,
+    /// What PPSSPP's state optimizations read and accumulate (PPSSPP model only).
+    pub ppsspp: Option<StateData>,
+}
+
+impl DrawState {
+    /// Decode the state of a draw under `model`'s rules (the PPSSPP model's
+    /// [`StateData`] is added by the draw context, which knows the previous state).
+    pub fn decode(regs: &Regs, mats: &Matrices, clut: &[u8; 1024], through: bool, model: Model) -> DrawState {
+        let mut pixel = PixelState::decode(regs, through);
+        if model == Model::Ppsspp {
+            crate::ppsspp::pixel_id::rewrite_pixel(&mut pixel);
+        }
+        let clear = pixel.clear_mode();
+        let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| {
+            let mut t = TextureState::decode(regs, clut, through);
+            t.sampler = model.sampler_rule();
+            t
+        });
+        let scissor = ClipRect {
+            x0: regs.field(op::SCISSOR1, 0, 10) as i32,
+            y0: regs.field(op::SCISSOR1, 10, 10) as i32,
+            x1: regs.field(op::SCISSOR2, 0, 10).min(regs.field(op::REGION2, 0, 10)) as i32,
+            y1: regs.field(op::SCISSOR2, 10, 10).min(regs.field(op::REGION2, 10, 10)) as i32,
+        };
+        // [PP `Rasterizer.cpp` ComputeRasterizerState]: projection that leaves q = 1 is
+        // treated as plain UVs.
+        let texture_proj = texture.is_some() && regs.field(op::TEXMAPMODE, 0, 2) == 1 && {
+            let t = &mats.tgen;
+            let q_zero_st = t[2] == 0.0 && t[5] == 0.0;
+            let q_zero_q = t[8] == 0.0;
+            let uv_source = regs.field(op::TEXMAPMODE, 8, 2) == 1;
+            !(q_zero_st && (q_zero_q || uv_source) && t[11] == 1.0)
+        };
+        let depth_matters = if clear {
+            regs.arg(op::CLEARMODE) & (1 << 10) != 0
+        } else {
+            regs.enabled(op::ZTESTENABLE) && (!regs.enabled(op::ZWRITEDISABLE) || regs.field(op::ZTEST, 0, 3) != 1)
+        };
+        DrawState {
+            pixel,
+            clear,
+            through,
+            flat: clear || regs.arg(op::SHADEMODE) & 1 == 0,
+            flat_provoking: regs.arg(op::SHADEMODE) & 1 == 0,
+            dither: regs.enabled(op::DITHERENABLE),
+            texture_proj,
+            fog: !through && !clear && regs.enabled(op::FOGENABLE),
+            depth_matters,
+            antialias: regs.enabled(op::ANTIALIASENABLE),
+            raster: model.raster_rule(),
+            texture,
+            scissor,
+            trace: None,
+            draw: 0,
+            ppsspp: None,
+        }
+    }
+}
+
+/// A primitive in drawing coordinates, with the rasterizer path PPSSPP would use.
+#[derive(Debug, Clone, Copy)]
+pub enum Shape {
+    Triangle([ScreenVertex; 3]),
+    Rectangle([ScreenVertex; 2]),
+    /// The 1:1 through-mode sprite fast path [PP `RectangleFastPath`].
+    Sprite([ScreenVertex; 2]),
+    /// Clear-mode rectangle without dither [PP `ClearRectangle`].
+    ClearRect([ScreenVertex; 2]),
+    Line([ScreenVertex; 2]),
+    Point(ScreenVertex),
+}
+
+/// What the binner stores.
+pub struct BinnedPrim {
+    pub state: Arc<DrawState>,
+    pub shape: Shape,
+    /// What PPSSPP's drain fixed for it (strips, state optimization); the default in the
+    /// hardware model.
+    pub fix: PrimFix,
+}
+
+/// The bounds of `shape` within the state's scissor; `None` when they miss it
+/// [PP `BinManager::Add*` range check].
+pub(crate) fn scissored_bounds(state: &DrawState, shape: &Shape) -> Option<ClipRect> {
+    let b = match shape {
+        Shape::Triangle(v) => raster::bounds(v),
+        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) | Shape::Line(v) => raster::bounds(v),
+        Shape::Point(v) => raster::bounds(std::slice::from_ref(v)),
+    };
+    let r = b.intersect(&state.scissor);
+    (!r.is_empty()).then_some(r)
+}
