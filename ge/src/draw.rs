@@ -295,7 +295,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         RasterSetup::new(st.scissor, !st.through, st.texture.is_some()).with_band(tile.y0, tile.y0 + tile.rows - 1);
     setup.flat_shading = st.flat;
     setup.antialias_lines = st.antialias;
-    setup.rule = st.raster;
+    setup.line = st.line;
     if let Some((x, y)) = st.trace {
         if tile.y0 <= y && y < tile.y0 + tile.rows {
             eprintln!("trace draw {} shape {:?}", st.draw, p.shape);

@@ -9,14 +9,14 @@
 //!
 //! A GE has one model for its lifetime ([`crate::Ge::with_model`]). Where the two differ
 //! inside a stage, the stage takes a typed rule that the draw path picks from the model
-//! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::raster_rule`],
+//! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::line_rule`],
 //! [`Model::tessellation_rule`]).
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::patch::TessellationRule;
-use crate::raster::RasterRule;
+use crate::raster::LineRule;
 use crate::texture::SamplerRule;
 use crate::transform::RsqrtRule;
 
@@ -57,11 +57,11 @@ impl Model {
         }
     }
 
-    /// Triangle sampling point, colour interpolation and line coverage.
-    pub fn raster_rule(self) -> RasterRule {
+    /// Which pixels a line lights.
+    pub fn line_rule(self) -> LineRule {
         match self {
-            Model::Hardware => RasterRule::Hardware,
-            Model::Ppsspp => RasterRule::Ppsspp,
+            Model::Hardware => LineRule::PixelCentres,
+            Model::Ppsspp => LineRule::PpssppDda,
         }
     }
 

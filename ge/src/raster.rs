@@ -47,7 +47,7 @@ pub use detect::{
     detect_rect_from_fan, detect_rect_from_pair, detect_rect_from_strip, detect_rect_through_slices, AsmVertex,
     DetectState,
 };
-pub use line::line;
+pub use line::{line, LineRule};
 pub use rect::{
     clear_rectangle, rect_to_triangles, rectangle, split_rect_fog, sprite, sprite_fast_path, SpriteFastPathState,
 };
@@ -79,33 +79,6 @@ impl ClipRect {
     }
 }
 
-/// The rasterizer arithmetic of a draw, chosen once per draw by the GE model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum RasterRule {
-    /// The PSP: triangles sample at the pixel centre (8/16), interpolated colours are
-    /// truncated, and a line lights the pixels whose centre its major axis crosses
-    /// (see [`RasterRule::sample_offset`], [`line`]).
-    #[default]
-    Hardware,
-    /// PPSSPP's software renderer on x86-64: samples at 7/16, colours rounded half to even
-    /// by `cvtps2dq`, `DrawLine`'s DDA.
-    Ppsspp,
-}
-
-impl RasterRule {
-    /// Where a triangle samples a pixel, in 1/16 px from its top-left corner.
-    /// Hardware: the centre [HW primitives-continue: the second triangle of a strip
-    /// (250,10)-(250,50)-(210,50) lights the pixels (229,30)..(210,49) whose centres lie
-    /// exactly on its left edge x + y = 260; at 7/16 they fall outside]. PPSSPP: 7/16
-    /// [PP `Rasterizer.cpp` `TriangleEdge::Start` `centerOff`].
-    pub fn sample_offset(self) -> i32 {
-        match self {
-            RasterRule::Hardware => 8,
-            RasterRule::Ppsspp => 7,
-        }
-    }
-}
-
 /// Per-draw rasterizer state (decoded once per draw by the caller).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RasterSetup {
@@ -130,16 +103,16 @@ pub struct RasterSetup {
     /// ANTIALIASENABLE for lines: PPSSPP forces alpha 0x7F and derives s, t from the pixel
     /// position [PP `DrawLine`].
     pub antialias_lines: bool,
-    /// The model's arithmetic.
-    pub rule: RasterRule,
+    /// Which pixels a line lights and how it interpolates (the model's rule).
+    pub line: LineRule,
 }
 
 impl RasterSetup {
     /// Setup with no band restriction, Gouraud shading, antialiasing off and PPSSPP's
-    /// arithmetic ([`RasterSetup::with_rule`] picks another).
+    /// line rule ([`RasterSetup::with_line`] picks another).
     pub fn new(clip: ClipRect, perspective: bool, textured: bool) -> RasterSetup {
         RasterSetup {
-            rule: RasterRule::Ppsspp,
+            line: LineRule::PpssppDda,
             clip,
             band_y0: i32::MIN,
             band_y1: i32::MAX,
@@ -150,9 +123,9 @@ impl RasterSetup {
         }
     }
 
-    /// The same setup with the arithmetic of `rule`.
-    pub fn with_rule(self, rule: RasterRule) -> RasterSetup {
-        RasterSetup { rule, ..self }
+    /// The same setup with line rule `line`.
+    pub fn with_line(self, line: LineRule) -> RasterSetup {
+        RasterSetup { line, ..self }
     }
 
     /// The same setup restricted to rows `y0..=y1`.
@@ -259,8 +232,7 @@ fn vertex_depth(z: f32) -> u16 {
     z as u16
 }
 
-/// `floor(num / den)` for `den > 0` (0 otherwise): the hardware's truncated
-/// interpolation of an exact ratio.
+/// `floor(num / den)` for `den > 0` (0 otherwise): an exact ratio truncated.
 #[inline]
 fn floor_div(num: i64, den: i64) -> i64 {
     if den > 0 {

@@ -39,8 +39,8 @@ pub struct DrawState {
     /// Depth write on or a depth test other than ALWAYS (rectangle detection).
     pub depth_matters: bool,
     pub antialias: bool,
-    /// The model's rasterizer arithmetic.
-    pub raster: raster::RasterRule,
+    /// The model's line rule.
+    pub line: raster::LineRule,
     /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
     /// [PP `BinManager.cpp` scissor setup].
     pub scissor: ClipRect,
@@ -97,7 +97,7 @@ impl DrawState {
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
             depth_matters,
             antialias: regs.enabled(op::ANTIALIASENABLE),
-            raster: model.raster_rule(),
+            line: model.line_rule(),
             texture,
             scissor,
             trace: None,

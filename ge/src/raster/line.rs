@@ -8,20 +8,30 @@
 //! truncated per pixel. PPSSPP's own TODO says fractional endpoints are not exact; its
 //! behaviour is what the references show.
 //!
-//! [`RasterRule::Hardware`] ([`line_centres`]): the line lights, along its major axis, every
+//! [`LineRule::PixelCentres`] ([`line_centres`], the PSP): the line lights, along its major axis, every
 //! pixel whose centre lies in `[min, max)` of the two endpoints, whichever way it runs;
 //! the minor coordinate is the exact line at that centre, truncated [HW primitives-lines:
 //! the line (9.375, 19.125)-(11.25, 19.125) lights 9 and 10 where the DDA's
 //! `steps = ⌊30/16⌋ = 1` lights only 9; HW primitives-bezier lines patch: a segment
 //! running left from x = 185 to the centre 177.5 lights its end pixel 177, at y = 40.0
 //! exactly → row 40, and a y-major segment from y = 10 puts row 12 at x = ⌊175.99⌋].
-//! guess: colours and depth are the exact interpolation at the centre, truncated like
-//! the triangles' ([`super::triangle`]); fog and texture coordinates interpolate in float.
+//! guess: colours and depth are the exact interpolation at the centre, truncated (as the
+//! PSP's triangle colours are); fog and texture coordinates interpolate in float.
 
 use super::{
     clamp_fog, clamp_u8, cvt_trunc_f64, depth_u16, floor_div, screen_range, single_pixel_quad, vertex_depth,
-    RasterRule, RasterSetup,
+    RasterSetup,
 };
+
+/// Which pixels a line lights, decided once per draw by the GE model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineRule {
+    /// PPSSPP's DDA: `|major delta| / 16` steps from v0 [PP `DrawLine`].
+    PpssppDda,
+    /// The pixels whose centre the major axis crosses, end points in either order
+    /// [HW primitives-lines, primitives-linestrip, primitives-bezier] (module docs).
+    PixelCentres,
+}
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
 /// [PP GetTextureCoordinates(v0, v1, p)] / `GetTextureCoordinatesProj`: perspective-correct
@@ -39,7 +49,7 @@ fn persp_st(v0: &ScreenVertex, v1: &ScreenVertex, p: f32) -> (f32, f32) {
 /// Draw a line from `v[0]` to `v[1]` (end pixel excluded). With [`RasterSetup::flat_shading`]
 /// (or equal colours) every pixel takes `v[1]`'s colours.
 pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
-    if setup.rule == RasterRule::Hardware {
+    if setup.line == LineRule::PixelCentres {
         return line_centres(v, setup, emit);
     }
     let (a, b) = (&v[0], &v[1]);
@@ -134,7 +144,7 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
     }
 }
 
-/// [`RasterRule::Hardware`]: the pixels whose centre the major axis crosses (module docs).
+/// [`LineRule::PixelCentres`]: the pixels whose centre the major axis crosses (module docs).
 fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
     let (a, b) = (&v[0], &v[1]);
     let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {

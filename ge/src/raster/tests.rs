@@ -610,74 +610,19 @@ fn zero_area_triangle_gives_indefinite_colour_and_depth() {
     assert!(!f.is_empty() && f.iter().all(|fr| fr.z == 300 && fr.color0_indefinite == 0xF));
 }
 
-// Hardware rules ([`RasterRule::Hardware`]); expected values read off the real-PSP
-// screenshots in `conformance/hardware` (ge/src/raster.rs module docs).
-
-fn hw_setup() -> RasterSetup {
-    RasterSetup::new(BIG, false, false).with_rule(RasterRule::Hardware)
-}
-
-#[test]
-fn hardware_samples_pixel_centres_on_anti_diagonal_edges() {
-    // [HW primitives-continue] strip (210,10),(250,10),(250,50),(210,50): its second
-    // triangle lights (229,30)..(210,49), whose centres lie on the edge x + y = 260.
-    let v = [px(250, 10), px(250, 50), px(210, 50)];
-    let hw = tri(v, &hw_setup());
-    for y in 30..50 {
-        assert!(hw.contains_key(&(259 - y, y)), "row {y}");
-        assert!(!hw.contains_key(&(258 - y, y)), "row {y}");
-    }
-    // PPSSPP samples at 7/16: those centres fall just outside.
-    let pp = tri(v, &RasterSetup::new(BIG, false, false));
-    assert!(!pp.contains_key(&(229, 30)) && pp.contains_key(&(230, 30)));
-    // The box still covers exactly 1600 pixels once.
-    let mut m = tri([px(210, 10), px(250, 10), px(250, 50)], &hw_setup());
-    for (k, c) in tri([px(210, 10), px(250, 50), px(210, 50)], &hw_setup()) {
-        *m.entry(k).or_insert(0) += c;
-    }
-    assert_eq!(m.len(), 1600);
-    assert!(m.values().all(|&c| c == 1));
-}
-
-#[test]
-fn hardware_truncates_interpolated_colours() {
-    // [HW primitives-immediate] fan (260,10),(300,10),(300,50),(260,50), green 255 at the
-    // top and 127 at the bottom: rows 10–13 and 16 read 253, 250, 246, 243, 234
-    // (255 − 3.2·(y − 9.5) truncated, the exact 247 of row 12 one less); PPSSPP's rounding
-    // gives 254, 250, 247, 244, 234.
-    let fan = [[px(260, 10), px(300, 10), px(300, 50)], [px(260, 10), px(300, 50), px(260, 50)]];
-    let greens = [[255, 255, 127], [255, 127, 127]];
-    for setup in [hw_setup(), RasterSetup::new(BIG, false, false)] {
-        let mut f = Vec::new();
-        for (mut v, g) in fan.into_iter().zip(greens) {
-            for (c, g) in v.iter_mut().zip(g) {
-                c.color0 = [0, g, 255, 255];
-            }
-            f.extend(frags(|e| triangle_culled(&v, Cull::Off, &setup, e)));
-        }
-        assert_eq!(f.len(), 1600);
-        let rows = [10, 11, 12, 13, 16];
-        for x in [260, 279, 299] {
-            let green = rows.map(|y| f.iter().find(|f| f.x == x && f.y == y).map_or(0, |f| f.color0[1]));
-            let expect =
-                if setup.rule == RasterRule::Hardware { [253, 250, 246, 243, 234] } else { [254, 250, 247, 244, 234] };
-            assert_eq!(green, expect, "column {x}");
-        }
-        // The constant channels stay exact.
-        assert!(f.iter().all(|f| f.color0[2] == 255 && f.color0[3] == 255));
-    }
-}
-
+/// [`LineRule::PixelCentres`]; expected pixels read off the real-PSP screenshots in
+/// `conformance/hardware` (line.rs module docs).
 #[test]
 fn hardware_line_lights_the_centres_it_crosses() {
-    // [HW primitives-lines] (9.375, 19.125) → (11.25, 19.125) lights 9 and 10 (the DDA
-    // lights only 9).
-    let (a, b) = (sv(150, 306), sv(180, 306));
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
     let hw_px = |a, b| {
-        let mut v: Vec<_> = count(|e| line(&[a, b], &hw_setup(), e)).into_keys().collect();
+        let mut v: Vec<_> = count(|e| line(&[a, b], &hw, e)).into_keys().collect();
         v.sort();
         v
     };
+    // [HW primitives-lines] (9.375, 19.125) → (11.25, 19.125) lights 9 and 10; the DDA
+    // lights only 9.
+    let (a, b) = (sv(150, 306), sv(180, 306));
     assert_eq!(hw_px(a, b), vec![(9, 19), (10, 19)]);
     assert_eq!(count(|e| line(&[a, b], &RasterSetup::new(BIG, false, false), e)).len(), 1);
     // Integer ends: 14 → 16 lights 14, 15 either way round [HW primitives-lines].
@@ -691,4 +636,18 @@ fn hardware_line_lights_the_centres_it_crosses() {
     // A y-major segment from (177.5, 10) to (170, 22.4375): row 12 at x = ⌊175.99⌋.
     let d = hw_px(sv(2840, 160), sv(2720, 359));
     assert!(d.contains(&(175, 12)) && !d.contains(&(176, 12)));
+}
+
+/// Colours along a [`LineRule::PixelCentres`] line are the exact interpolation at each
+/// centre, truncated (guess, line.rs module docs): 0 → 160 over 10 px reads 8, 24, … 152.
+#[test]
+fn hardware_line_colours_truncate_at_centres() {
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
+    let (mut a, mut b) = (px(0, 5), px(10, 5));
+    a.color0 = [0, 0, 0, 255];
+    b.color0 = [160, 0, 0, 255];
+    let mut f = frags(|e| line(&[a, b], &hw, e));
+    f.sort_by_key(|f| f.x);
+    let reds: Vec<u8> = f.iter().map(|f| f.color0[0]).collect();
+    assert_eq!(reds, (0..10).map(|i| 16 * i + 8).collect::<Vec<u8>>());
 }

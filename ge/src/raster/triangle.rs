@@ -4,35 +4,16 @@
 //!
 //! * Edge function of edge (a, b) at sample p, in 1/16 px with wrapping 32-bit integer
 //!   arithmetic: `(a.y − b.y)·p.x + (b.x − a.x)·p.y + (b.y·a.x − b.x·a.y)`. Samples sit at
-//!   (16·px + 7, 16·py + 7) [PP `TriangleEdge::Start`], or at the pixel centre
-//!   (16·px + 8, 16·py + 8) under [`RasterRule::Hardware`]. Wrapping arithmetic is
-//!   translation invariant, so drawing-relative coordinates give PPSSPP's bits.
+//!   (16·px + 7, 16·py + 7) [PP `TriangleEdge::Start`]. Wrapping arithmetic is translation
+//!   invariant, so drawing-relative coordinates give PPSSPP's bits.
 //! * A sample is covered when every weight plus its bias is ≥ 0; the bias is −1 for edges
 //!   that are right edges or flat bottoms [PP `IsRightSideOrFlatBottomLine`].
 //! * 1/Σw is computed once (the sum is the same everywhere) and every attribute is
 //!   `((w0·a0 + w1·a1) + w2·a2) · (1/Σw)` in single precision; colours and depth are then
 //!   rounded half-to-even (`cvtps2dq`), depth is taken exactly from v2 when all three
 //!   vertices share it [PP `Interpolate`, `Vec4::Cast`].
-//! * [`RasterRule::Hardware`] instead truncates the exact barycentric colour
-//!   `⌊Σ wᵢ·cᵢ / Σ w⌋` (integer weights, no float rounding), per channel, a channel equal
-//!   at all three vertices staying exact. When that value is an exact integer the PSP
-//!   gives one less if the sample lies right of or below the triangle's leftmost (then
-//!   topmost) vertex along a direction in which the channel changes: the behaviour of a
-//!   plane `c + gx·dx + gy·dy` evaluated from that vertex with gradients rounded down.
-//!   [HW triangle-triangle: of the 13 251 channel values inside its rotated RGB triangle
-//!   94.7 % equal the truncated value at the pixel centre, 50 % the rounded one;
-//!   HW primitives-immediate: a fan from green 255 (top) to 127 (bottom) reads 253, 250,
-//!   246, 243 … on rows 10–13, the exact value 247 on row 12 giving 246; HW
-//!   primitives-bezier: on a row where the exact value is 229.0 the quads' upper-left
-//!   triangles read 228 and the lower-right ones 229 (their leftmost vertex lies below
-//!   the row); with this rule primitives-immediate matches exactly and primitives-bezier
-//!   to 15 pixels.] guess: which vertex the plane starts from, and that the secondary
-//!   colour follows the primary's rule; depth, fog and texture coordinates keep PPSSPP's
-//!   arithmetic (no hardware data separates them).
 
-use super::{
-    clamp_fog, clamp_u8, cvt_round, depth_u16, floor_div, screen_range, vertex_depth, RasterRule, RasterSetup,
-};
+use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
 /// Which screen winding the caller culls (CULLFACEENABLE + CULL), or none.
@@ -101,13 +82,12 @@ impl Edge {
         }
     }
 
-    /// Values at the quad whose top-left pixel starts at screen (x, y) (multiples of 16),
-    /// sampled `o` 1/16 px into each pixel: lanes (x+o, y+o), (x+16+o, y+o), (x+o, y+16+o),
-    /// (x+16+o, y+16+o).
-    fn start(&self, x: i32, y: i32, o: i32) -> [i32; 4] {
+    /// Values at the quad whose top-left sample row/column start at screen (x, y)
+    /// (multiples of 16): lanes (x+7, y+7), (x+23, y+7), (x+7, y+23), (x+23, y+23).
+    fn start(&self, x: i32, y: i32) -> [i32; 4] {
         let at =
             |sx: i32, sy: i32| self.xf.wrapping_mul(sx).wrapping_add(self.yf.wrapping_mul(sy)).wrapping_add(self.c);
-        [at(x + o, y + o), at(x + 16 + o, y + o), at(x + o, y + 16 + o), at(x + 16 + o, y + 16 + o)]
+        [at(x + 7, y + 7), at(x + 23, y + 7), at(x + 7, y + 23), at(x + 23, y + 23)]
     }
 
     fn step_x(&self) -> i32 {
@@ -160,13 +140,6 @@ struct Tri {
     z_flat: Option<u16>,
     c0: [[f32; 4]; 3],
     c0_flat: Option<[u8; 4]>,
-    /// The vertex colours as integers ([`RasterRule::Hardware`]'s exact interpolation).
-    c0_int: [[u8; 4]; 3],
-    c1_int: [[u8; 3]; 3],
-    rule: RasterRule,
-    /// Vertex positions in 1/16 px (the hardware colour rule's reference).
-    pos: [(i32, i32); 3],
-    base: (i32, i32),
     c1: [[f32; 3]; 3],
     c1_flat: Option<[u8; 3]>,
     fog: [f32; 3],
@@ -197,11 +170,6 @@ impl Tri {
             // [PP DrawTriangleSlice] "All the z values are the same, no interpolation".
             z_flat: (zi[0] == zi[1] && zi[0] == zi[2]).then_some(zi[2]),
             c0: [f4(v[0].color0), f4(v[1].color0), f4(v[2].color0)],
-            c0_int: [v[0].color0, v[1].color0, v[2].color0],
-            c1_int: [v[0].color1, v[1].color1, v[2].color1],
-            rule: setup.rule,
-            pos: [p(0), p(1), p(2)],
-            base: [p(0), p(1), p(2)].into_iter().min().unwrap_or_default(),
             c0_flat: (setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0))
                 .then_some(v[2].color0),
             c1: [f3(v[0].color1), f3(v[1].color1), f3(v[2].color1)],
@@ -223,9 +191,7 @@ impl Tri {
             [self.e[0].step_x(), self.e[1].step_x(), self.e[2].step_x()],
             [self.e[0].step_y(), self.e[1].step_y(), self.e[2].step_y()],
         );
-        let o = self.rule.sample_offset();
-        let mut base =
-            [self.e[0].start(min_x, min_y, o), self.e[1].start(min_x, min_y, o), self.e[2].start(min_x, min_y, o)];
+        let mut base = [self.e[0].start(min_x, min_y), self.e[1].start(min_x, min_y), self.e[2].start(min_x, min_y)];
         // [PP EdgeRecip] the weight sum is the same at every sample.
         let wsum = base[0][0].wrapping_add(base[1][0].wrapping_add(base[2][0]));
         let recip = 1.0f32 / wsum as f32;
@@ -292,28 +258,6 @@ impl Tri {
         }
     }
 
-    /// [`RasterRule::Hardware`]'s colour: the exact plane value at the sample, truncated;
-    /// an exact integer is one less when the sample lies right of / below the first vertex
-    /// along a non-zero gradient (module docs).
-    fn hw_color(&self, c: [u8; 3], w: [i64; 3], den: i64, d: (i64, i64)) -> u8 {
-        if c[0] == c[1] && c[1] == c[2] {
-            return c[0];
-        }
-        let num = w[0] * c[0] as i64 + w[1] * c[1] as i64 + w[2] * c[2] as i64;
-        let v = floor_div(num, den);
-        if den > 0 && num.rem_euclid(den) == 0 {
-            let [p0, p1, p2] = self.pos.map(|(x, y)| (x as i64, y as i64));
-            let (c0, c1, c2) = (c[0] as i64, c[1] as i64, c[2] as i64);
-            let gx = (c1 - c0) * (p2.1 - p0.1) - (c2 - c0) * (p1.1 - p0.1);
-            let gy = (c2 - c0) * (p1.0 - p0.0) - (c1 - c0) * (p2.0 - p0.0);
-            let drift = if gx != 0 { d.0 } else { 0 } + if gy != 0 { d.1 } else { 0 };
-            if drift > 0 {
-                return (v - 1).clamp(0, 255) as u8;
-            }
-        }
-        v.clamp(0, 255) as u8
-    }
-
     /// Interpolate every attribute for the four lanes of a quad.
     #[allow(clippy::too_many_arguments)]
     fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, textured: bool, persp: bool) -> Quad {
@@ -345,26 +289,7 @@ impl Tri {
         };
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
         let mut c0_indefinite = [0u8; 4];
-        let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
-        if self.rule == RasterRule::Hardware {
-            for l in 0..4 {
-                let wl = [w[0][l] as i64, w[1][l] as i64, w[2][l] as i64];
-                let den = wl[0] + wl[1] + wl[2];
-                // Sample position relative to the first vertex, in 1/16 px.
-                let o = self.rule.sample_offset();
-                let d = (
-                    (16 * (x + (l & 1) as i32) + o - self.base.0) as i64,
-                    (16 * (y + (l >> 1) as i32) + o - self.base.1) as i64,
-                );
-                let exact = |c: [u8; 3]| -> u8 { self.hw_color(c, wl, den, d) };
-                if self.c0_flat.is_none() {
-                    c0[l] = std::array::from_fn(|ch| exact(self.c0_int.map(|c| c[ch])));
-                }
-                if self.c1_flat.is_none() {
-                    c1[l] = std::array::from_fn(|ch| exact(self.c1_int.map(|c| c[ch])));
-                }
-            }
-        } else if self.c0_flat.is_none() {
+        if self.c0_flat.is_none() {
             for ch in 0..4 {
                 let v = lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]);
                 for ((c, ind), v) in c0.iter_mut().zip(c0_indefinite.iter_mut()).zip(v) {
@@ -374,7 +299,8 @@ impl Tri {
                 }
             }
         }
-        if self.rule == RasterRule::Ppsspp && self.c1_flat.is_none() {
+        let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
+        if self.c1_flat.is_none() {
             for ch in 0..3 {
                 let v = lerp([self.c1[0][ch], self.c1[1][ch], self.c1[2][ch]]);
                 for (c, v) in c1.iter_mut().zip(v) {
