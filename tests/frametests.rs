@@ -167,3 +167,27 @@ fn hardware_model_never_worse_than_ppsspp() {
     assert!(exact >= 15, "hardware model: {exact} exact, fewer than PPSSPP's 15");
     assert!(failures.is_empty(), "{failures:?}");
 }
+
+/// Per-screenshot bounds for the primitive tests the hardware model's line, tessellation
+/// and triangle rules address (issue 8, part C1): exact ones stay exact, the others stay
+/// at or below the MSE measured when their rule landed (PPSSPP's in the comment).
+#[test]
+fn hardware_model_primitive_screenshots() {
+    let Some(dir) = shared_dir() else { return };
+    let hw = dir.join("conformance/hardware");
+    let bounds = [
+        ("primitives-lines", 0.0),     // PPSSPP 0.1660
+        ("primitives-linestrip", 0.0), // PPSSPP 0.1660
+        ("primitives-bezier", 13.21),  // PPSSPP 21.5965
+        ("primitives-spline", 55.01),  // PPSSPP 161.6611
+    ];
+    let mut failures = Vec::new();
+    for (stem, bound) in bounds {
+        let ours = score(&hw.join(format!("{stem}.ppdmp")), &hw.join(format!("{stem}.hardware.png")), Model::Hardware);
+        eprintln!("{stem:24} hardware model MSE {ours:.6} (bound {bound})");
+        if ours > bound {
+            failures.push(format!("{stem}: MSE {ours} > {bound}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:?}");
+}
