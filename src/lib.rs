@@ -3,6 +3,7 @@
 
 pub mod conformance;
 pub mod decode;
+pub mod kh2;
 pub mod output;
 pub mod pam;
 pub mod pmo;

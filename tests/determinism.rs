@@ -15,6 +15,7 @@ fn scenes_are_identical_for_1_and_n_threads() {
         scenes::SCENES.iter().map(|s| (s.name.to_string(), scenes::build(s))).collect();
     // Every synthetic PMO/PAM golden scene (scene builder output), the demo model among them.
     lists.extend(psprender::synth::goldens::golden_frames().into_iter().map(|(n, f)| (n, f.list)));
+    lists.extend(psprender::synth::goldens::kh2_golden_frames().into_iter().map(|(n, f, _)| (n, f.list)));
     for model in ge::Model::ALL {
         for (name, list) in &lists {
             let one = vram_after(list, 1, model);

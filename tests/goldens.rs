@@ -131,3 +131,40 @@ fn pmo_golden_images() {
     assert!(ge::display::mse(f15, bind) > 10.0 * close.max(0.1), "frame 15 should move");
     assert!(failures.is_empty(), "golden failures:\n{}", failures.join("\n"));
 }
+
+/// The KH2 skeleton goldens (writer-made biped and walk motion, GE lines and points).
+/// Independent checks: corners show the background; every joint's projected position
+/// (camera maths on the CPU, not the GE) has a joint-coloured pixel within 1 pixel;
+/// consecutive times differ.
+#[test]
+fn kh2_golden_images() {
+    let style = psprender::kh2::render::Style::default();
+    let mut failures = Vec::new();
+    let mut images = Vec::new();
+    for (name, frame, joints) in psprender::synth::goldens::kh2_golden_frames() {
+        let mut ge = ge::Ge::new();
+        ge.set_threads(2);
+        let img = frame.render(&mut ge).expect("frame runs");
+        for (x, y) in [(0, 0), (479, 0), (0, 271), (479, 271)] {
+            if rgb(&img, x, y) != style.background {
+                failures.push(format!("{name}: corner ({x},{y}) is not the background"));
+            }
+        }
+        let screen: Vec<(f32, f32)> = joints.iter().map(|&p| frame.camera.project(p).expect("in front")).collect();
+        for (j, &(sx, sy)) in screen.iter().enumerate() {
+            let near = (-1..=1).flat_map(|dy| (-1..=1).map(move |dx| (dx, dy))).any(|(dx, dy)| {
+                let (x, y) = ((sx as i32 + dx).clamp(0, 479) as u32, (sy as i32 + dy).clamp(0, 271) as u32);
+                rgb(&img, x, y) == style.joint
+            });
+            if !near {
+                failures.push(format!("{name}: joint {j} at ({sx:.1},{sy:.1}) has no joint pixel"));
+            }
+        }
+        check(&name, &img, bless(), &mut failures);
+        images.push(img);
+    }
+    for w in images.windows(2) {
+        assert!(w[0].rgba != w[1].rgba, "poses at different times must differ");
+    }
+    assert!(failures.is_empty(), "golden failures:\n{}", failures.join("\n"));
+}

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod disasm;
 pub mod export_dump;
 pub mod frametests;
+pub mod kh2;
 pub mod pam;
 pub mod render;
 pub mod replay;

@@ -44,3 +44,29 @@ pub fn golden_frames() -> Vec<(String, Frame)> {
     }
     out
 }
+
+/// Game times (GFR ticks) of [`crate::kh2::synth::biped_walk`] that get a golden image.
+pub const KH2_TIMES: [f32; 3] = [0.0, 30.0, 75.0];
+
+/// The writer-made KH2 biped and walk motion (written to bytes and parsed back, so the goldens
+/// go through the parser) posed at [`KH2_TIMES`] and drawn as GE lines and points, one camera
+/// framing the whole loop: (name, frame, model-space joint positions).
+pub fn kh2_golden_frames() -> Vec<(String, Frame, Vec<glam::Vec3>)> {
+    use crate::kh2::{eval::Evaluator, render, InterpolatedMotion, Skeleton};
+    let bytes = crate::kh2::synth::biped_walk().to_bytes().expect("walk writes");
+    let motion = InterpolatedMotion::parse(&bytes).expect("walk parses");
+    let skeleton = Skeleton::from_mdlx(&Skeleton::biped().to_mdlx().expect("biped writes")).expect("biped parses");
+    let ev = Evaluator::new(&motion, Some(&skeleton)).expect("walk fits the biped");
+    let globals = |t: f32| ev.pose(t).globals.expect("skeleton given");
+    let all: Vec<Vec<Mat4>> = (0..=120).step_by(5).map(|t| globals(t as f32)).collect();
+    let camera = render::auto_camera(&render::bounds(all.iter().map(Vec::as_slice)));
+    let parents = ev.parents.clone().expect("skeleton given");
+    KH2_TIMES
+        .iter()
+        .map(|&t| {
+            let g = globals(t);
+            let frame = render::build_frame(&g, &parents, 12, &camera, &render::Style::default());
+            (format!("kh2_walk_t{:03}", t as u32), frame, render::joint_positions(&g))
+        })
+        .collect()
+}
