@@ -15,8 +15,9 @@
 //! `steps = ⌊30/16⌋ = 1` lights only 9; HW primitives-bezier lines patch: a segment
 //! running left from x = 185 to the centre 177.5 lights its end pixel 177, at y = 40.0
 //! exactly → row 40, and a y-major segment from y = 10 puts row 12 at x = ⌊175.99⌋].
-//! guess: colours and depth are the exact interpolation at the centre, truncated (as the
-//! PSP's triangle colours are); fog and texture coordinates interpolate in float.
+//! guess: attributes step from v0 by `i / steps` per pixel visited as in PPSSPP's DDA
+//! (integer colours and depth truncated, fog and texture coordinates in float), so the
+//! first pixel takes v0's values exactly; no hardware data separates the alternatives.
 
 use super::{
     clamp_fog, clamp_u8, cvt_trunc_f64, depth_u16, floor_div, screen_range, single_pixel_quad, vertex_depth,
@@ -168,7 +169,10 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
     // Texture-coordinate change per pixel along x and y (the LOD inputs).
     let per_px = |d: f32, delta: i64| if delta == 0 { 0.0 } else { d * 16.0 / delta as f32 };
     let (ds, dt) = if setup.textured { (per_px(b.s - a.s, dx), per_px(b.t - a.t, dy)) } else { (0.0, 0.0) };
-    for p in first..end {
+    // Attributes step from v0 by i/steps per pixel visited, as PPSSPP's DDA does.
+    let steps = end - first;
+    for i in 0..steps {
+        let p = if dm > 0 { first + i } else { end - 1 - i };
         // The centre lies k/den of the way from a to b.
         let k = (16 * p + 8 - am) * dm.signum();
         let minor = floor_div(an * den + k * dn, den * 16);
@@ -184,7 +188,7 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
         if !setup.row_in_band(py) {
             continue;
         }
-        let lerp = |p0: u8, p1: u8| clamp_u8(floor_div(p0 as i64 * den + (p1 as i64 - p0 as i64) * k, den) as i32);
+        let lerp = |p0: u8, p1: u8| clamp_u8(floor_div(p0 as i64 * (steps - i) + p1 as i64 * i, steps) as i32);
         let (mut color0, color1) = if interpolate_color {
             (
                 std::array::from_fn(|i| lerp(a.color0[i], b.color0[i])),
@@ -197,7 +201,7 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
             // guess: PPSSPP's forced alpha [PP DrawLine]; no hardware data.
             color0[3] = 0x7F;
         }
-        let t = k as f32 / den as f32;
+        let t = i as f32 / steps as f32;
         let (mut s, mut tt) = (0.0f32, 0.0f32);
         if setup.textured {
             if setup.perspective {
@@ -210,7 +214,7 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
         let f = Fragment {
             x: px,
             y: py,
-            z: depth_u16(floor_div(az * den + (bz - az) * k, den) as i32),
+            z: depth_u16(floor_div(az * (steps - i) + bz * i, steps) as i32),
             color0,
             color0_indefinite: 0,
             color1,

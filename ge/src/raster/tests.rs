@@ -638,16 +638,20 @@ fn hardware_line_lights_the_centres_it_crosses() {
     assert!(d.contains(&(175, 12)) && !d.contains(&(176, 12)));
 }
 
-/// Colours along a [`LineRule::PixelCentres`] line are the exact interpolation at each
-/// centre, truncated (guess, line.rs module docs): 0 → 160 over 10 px reads 8, 24, … 152.
+/// Colours along a [`LineRule::PixelCentres`] line step from v0 by i/steps and truncate
+/// (guess, line.rs module docs): 0 → 160 over 10 px reads 0, 16, … 144, and the line
+/// from the other end starts on v1's colour.
 #[test]
-fn hardware_line_colours_truncate_at_centres() {
+fn hardware_line_colours_step_from_the_first_vertex() {
     let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
     let (mut a, mut b) = (px(0, 5), px(10, 5));
     a.color0 = [0, 0, 0, 255];
     b.color0 = [160, 0, 0, 255];
-    let mut f = frags(|e| line(&[a, b], &hw, e));
-    f.sort_by_key(|f| f.x);
-    let reds: Vec<u8> = f.iter().map(|f| f.color0[0]).collect();
-    assert_eq!(reds, (0..10).map(|i| 16 * i + 8).collect::<Vec<u8>>());
+    for (v, first) in [([a, b], 0u8), ([b, a], 160)] {
+        let mut f = frags(|e| line(&v, &hw, e));
+        f.sort_by_key(|f| f.x);
+        let reds: Vec<u8> = f.iter().map(|f| f.color0[0]).collect();
+        let expect: Vec<u8> = (0..10).map(|i| if first == 0 { 16 * i } else { 160 - 16 * (9 - i) }).collect();
+        assert_eq!(reds, expect);
+    }
 }
