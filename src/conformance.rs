@@ -135,7 +135,9 @@ pub fn replay_one(test: &str, i: usize, d: &ReadbackDump) -> Result<Replayed, Co
     let file = || format!("{test}.tar.xz:{test}/{i:04}.ppdmp");
     let err = |msg: String| ConformanceError::Dump { file: file(), msg };
     let dump = ge::dump::Dump::parse(&d.ppdmp).map_err(|e| err(e.to_string()))?;
-    let mut g = ge::Ge::new();
+    // The byte check is against PPSSPP's readback.bin, so this replays PPSSPP's model
+    // (the hardware model's triangle rule changes clipping-guardband's bytes).
+    let mut g = ge::Ge::with_model(ge::Model::Ppsspp);
     ge::dump::replay(&dump, &mut g).map_err(|e| err(e.to_string()))?;
     let src = d.info.src().map_err(err)?;
     let bytes = g.mem.slice(src, d.info.readback_size).map_err(|e| err(format!("readback range: {e}")))?.to_vec();

@@ -42,7 +42,7 @@ impl Fixture {
         std::fs::write(d.join("notes.txt"), b"these are not the bytes you are looking for\n").unwrap();
         std::fs::create_dir(d.join("folder")).unwrap();
         std::fs::write(d.join("plain"), b"a file where a folder should be").unwrap();
-        let o = run(d, &["export-dump", "model.pmo", "-o", "dumps/scene.ppdmp", "--png", "dumps/scene.png"]);
+        let o = run(d, &["export-dump", "model.pmo", "-o", "dumps/scene.ppdmp", "--png", "dumps/scene.hardware.png"]);
         assert!(o.status.success(), "{}", text(&o));
         let dump = std::fs::read(d.join("dumps/scene.ppdmp")).unwrap();
         std::fs::write(d.join("scene.cut.ppdmp"), &dump[..dump.len() / 2]).unwrap();
@@ -130,7 +130,7 @@ fn outputs_create_folders_and_unwritable_places_fail_first() {
         (&["render", "model.pmo", "--pam", "anim.pam", "--frames", "2..3", "-o", "OUT"], "f_%02d.png"),
         (&["export-dump", "model.pmo", "-o", "OUT"], "a.ppdmp"),
         (&["replay", "dumps/scene.ppdmp", "-o", "OUT"], "a.png"),
-        (&["replay", "dumps/scene.ppdmp", "--compare", "dumps/scene.png", "--diff", "OUT"], "a.png"),
+        (&["replay", "dumps/scene.ppdmp", "--compare", "dumps/scene.hardware.png", "--diff", "OUT"], "a.png"),
         (&["frametests", "dumps", "-o", "OUT"], ""),
     ];
     for (i, (args, file)) in writers.iter().enumerate() {
@@ -166,7 +166,7 @@ fn numeric_flags_are_checked() {
     let render: &[&str] = &["render", "model.pmo", "--pam", "anim.pam", "-o", "n.png"];
     let demo: &[&str] = &["demo", "-o", "n.png"];
     let pam: &[&str] = &["pam", "anim.pam"];
-    let replay: &[&str] = &["replay", "dumps/scene.ppdmp", "--compare", "dumps/scene.png"];
+    let replay: &[&str] = &["replay", "dumps/scene.ppdmp", "--compare", "dumps/scene.hardware.png"];
     let frametests: &[&str] = &["frametests", "dumps"];
     let view: &[&str] = &["view", "model.pmo"];
     let weird = ["NaN", "inf", "-inf", "-5", "0", "1e9"];

@@ -9,14 +9,15 @@
 //!
 //! A GE has one model for its lifetime ([`crate::Ge::with_model`]). Where the two differ
 //! inside a stage, the stage takes a typed rule that the draw path picks from the model
-//! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::line_rule`],
-//! [`Model::tessellation_rule`]).
+//! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::triangle_rule`],
+//! [`Model::line_rule`], [`Model::tessellation_rule`]).
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::patch::TessellationRule;
 use crate::raster::LineRule;
+use crate::raster::TriangleRule;
 use crate::texture::SamplerRule;
 use crate::transform::RsqrtRule;
 
@@ -45,6 +46,14 @@ impl Model {
         match self {
             Model::Hardware => RsqrtRule::Exact,
             Model::Ppsspp => RsqrtRule::AmdRsqrtps,
+        }
+    }
+
+    /// How triangles are sampled and their attributes rounded.
+    pub fn triangle_rule(self) -> TriangleRule {
+        match self {
+            Model::Hardware => TriangleRule::HARDWARE,
+            Model::Ppsspp => TriangleRule::PPSSPP,
         }
     }
 

@@ -7,7 +7,9 @@
 //! * [`triangle`]: integer edge functions in 1/16 px, sampled at (16·px + 7, 16·py + 7),
 //!   top-left fill rule via a −1 bias on right and flat-bottom edges, barycentric
 //!   interpolation in screen space for colour, depth and fog, perspective-correct texture
-//!   coordinates in transform mode ([PP `Rasterizer.cpp` `DrawTriangleSlice`]).
+//!   coordinates in transform mode ([PP `Rasterizer.cpp` `DrawTriangleSlice`]). Where the
+//!   real PSP differs (sample point, colour rounding, the perspective divide) the draw
+//!   passes a [`TriangleRule`] chosen by its model.
 //! * [`rectangle`] / [`sprite`]: axis-aligned sprites with flat colour/depth/fog from the
 //!   second vertex and texture coordinates stepped linearly per pixel pair, rotated by
 //!   corner order ([PP `DrawRectangle`], [PP `RasterizerRectangle.cpp` `DrawSprite`]).
@@ -51,7 +53,7 @@ pub use line::{line, LineRule};
 pub use rect::{
     clear_rectangle, rect_to_triangles, rectangle, split_rect_fog, sprite, sprite_fast_path, SpriteFastPathState,
 };
-pub use triangle::{triangle, triangle_culled, Cull};
+pub use triangle::{triangle, triangle_culled, ColourRounding, Cull, PerspRecip, SamplePoint, TriangleRule};
 
 /// Inclusive drawing-coordinate rectangle (pixels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,11 +107,14 @@ pub struct RasterSetup {
     pub antialias_lines: bool,
     /// Which pixels a line lights and how it interpolates (the model's rule).
     pub line: LineRule,
+    /// The triangle arithmetic of the model being rendered ([`TriangleRule`]).
+    pub triangle: TriangleRule,
 }
 
 impl RasterSetup {
     /// Setup with no band restriction, Gouraud shading, antialiasing off and PPSSPP's
-    /// line rule ([`RasterSetup::with_line`] picks another).
+    /// triangle arithmetic and line rule ([`TriangleRule::PPSSPP`], [`LineRule::PpssppDda`];
+    /// see [`RasterSetup::triangle`], [`RasterSetup::with_line`]).
     pub fn new(clip: ClipRect, perspective: bool, textured: bool) -> RasterSetup {
         RasterSetup {
             line: LineRule::PpssppDda,
@@ -120,6 +125,7 @@ impl RasterSetup {
             textured,
             flat_shading: false,
             antialias_lines: false,
+            triangle: TriangleRule::PPSSPP,
         }
     }
 

@@ -41,6 +41,8 @@ pub struct DrawState {
     pub antialias: bool,
     /// The model's line rule.
     pub line: raster::LineRule,
+    /// The model's triangle arithmetic (sample point, colour rounding, perspective divide).
+    pub triangle: raster::TriangleRule,
     /// Inclusive drawing-coordinate scissor: SCISSOR1 .. min(SCISSOR2, REGION2)
     /// [PP `BinManager.cpp` scissor setup].
     pub scissor: ClipRect,
@@ -98,6 +100,7 @@ impl DrawState {
             depth_matters,
             antialias: regs.enabled(op::ANTIALIASENABLE),
             line: model.line_rule(),
+            triangle: model.triangle_rule(),
             texture,
             scissor,
             trace: None,

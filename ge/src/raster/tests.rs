@@ -655,3 +655,118 @@ fn hardware_line_colours_step_from_the_first_vertex() {
         assert_eq!(reds, expect);
     }
 }
+
+// ---- Hardware triangle rule: expected values are pixels of the real-PSP screenshots in
+// ../shared/conformance/hardware (read by hand), each beside PPSSPP's differing value.
+
+/// Fragments of a triangle (no culling) keyed by pixel.
+fn tri_frags(v: [ScreenVertex; 3], setup: &RasterSetup) -> HashMap<(i32, i32), Fragment> {
+    frags(|e| triangle_culled(&v, Cull::Off, setup, e)).into_iter().map(|f| ((f.x, f.y), f)).collect()
+}
+
+fn with_rule(mut s: RasterSetup, rule: TriangleRule) -> RasterSetup {
+    s.triangle = rule;
+    s
+}
+
+fn stq(mut v: ScreenVertex, s: f32, t: f32, q: f32) -> ScreenVertex {
+    (v.s, v.t, v.q) = (s, t, q);
+    v
+}
+
+/// Nearest texel of a 256x256 texture, wrapped.
+fn texel256(f: &Fragment) -> (i32, i32) {
+    (((f.s * 256.0).floor() as i32) & 255, ((f.t * 256.0).floor() as i32) & 255)
+}
+
+/// texmtx-source, first triangle of its fan: u = x, v = y, q = z + 1 on a 256x256 texture
+/// whose texel (x, y) shows red x, green y.
+#[test]
+fn hw_samples_texture_coordinates_at_pixel_centres() {
+    let v = [stq(px(0, 0), 0.0, 0.0, 0.5), stq(px(256, 0), 1.0, 0.0, 1.0), stq(px(256, 256), 1.0, 1.0, 1.0)];
+    let base = RasterSetup::new(BIG, true, true);
+    let hw = tri_frags(v, &with_rule(base, TriangleRule::HARDWARE));
+    let pp = tri_frags(v, &base);
+    // (pixel, PSP texel [HW texmtx-source], PPSSPP's texel)
+    for ((x, y), psp, ppsspp) in [((11, 0), (22, 0), (21, 0)), ((16, 0), (31, 0), (30, 0)), ((11, 1), (22, 2), (21, 2))]
+    {
+        assert_eq!(texel256(&hw[&(x, y)]), psp, "hardware at ({x}, {y})");
+        assert_eq!(texel256(&pp[&(x, y)]), ppsspp, "PPSSPP at ({x}, {y})");
+    }
+}
+
+/// triangle-triangle: red, green and blue corners (screen positions in 1/16 px as the
+/// transform computes them). The PSP samples coverage at the pixel centre and truncates
+/// the interpolated colour.
+#[test]
+fn hw_truncates_colours_and_covers_by_pixel_centre() {
+    let col = |mut v: ScreenVertex, c: [u8; 3]| {
+        v.color0 = [c[0], c[1], c[2], 255];
+        v
+    };
+    let v = [col(sv(4466, 1679), [255, 0, 0]), col(sv(3710, 3300), [0, 255, 0]), col(sv(2716, 2046), [0, 0, 255])];
+    let base = RasterSetup::new(BIG, true, false);
+    let hw = tri_frags(v, &with_rule(base, TriangleRule::HARDWARE));
+    let pp = tri_frags(v, &base);
+    let rgb =
+        |m: &HashMap<(i32, i32), Fragment>, p: (i32, i32)| m.get(&p).map(|f| [f.color0[0], f.color0[1], f.color0[2]]);
+    // (pixel, PSP colour [HW triangle-triangle], PPSSPP's colour)
+    for (p, psp, ppsspp) in [
+        ((270, 107), [233, 2, 19], [234, 2, 19]),
+        ((250, 114), [182, 9, 62], [183, 10, 63]),
+        ((265, 114), [212, 18, 23], [213, 18, 24]),
+    ] {
+        assert_eq!(rgb(&hw, p), Some(psp), "hardware at {p:?}");
+        assert_eq!(rgb(&pp, p), Some(ppsspp), "PPSSPP at {p:?}");
+    }
+    // Edge pixels: drawn by the PSP only, and by PPSSPP only.
+    assert_eq!(rgb(&hw, (276, 105)), Some([248, 0, 6]));
+    assert_eq!(rgb(&pp, (276, 105)), None);
+    assert_eq!(rgb(&hw, (277, 108)), None);
+    assert!(rgb(&pp, (277, 108)).is_some());
+}
+
+/// texmtx-prims' last sprite under texture projection: q runs 1 → 0.5 across it, and along
+/// the diagonal x + y = 383 t/q is exactly 1 at the pixel centre, so the texel row is 255
+/// or wraps to 0 by the rounding of the divide. An f32 divide wraps at the first two
+/// pixels, where the PSP does not.
+#[test]
+fn hw_perspective_divide_rounds_the_reciprocal() {
+    let corners = [stq(px(128, 0), 0.5, 0.0, 1.0), stq(px(256, 256), 1.0, 1.0, 0.5)];
+    let base = RasterSetup::new(BIG, true, true);
+    let draw = |s: &RasterSetup| {
+        let mut m = HashMap::new();
+        for t in rect_to_triangles(&corners) {
+            for f in frags(|e| triangle(&t, s, e)) {
+                m.insert((f.x, f.y), f);
+            }
+        }
+        m
+    };
+    let hw = draw(&with_rule(base, TriangleRule::HARDWARE));
+    let f32_divide = draw(&with_rule(base, TriangleRule { persp_recip: PerspRecip::F32, ..TriangleRule::HARDWARE }));
+    let pp = draw(&base);
+    // (pixel, PSP texel row [HW texmtx-prims], PPSSPP's [PP texmtx-prims.ppsspp.png])
+    for (p, psp, ppsspp) in [((251, 132), 255, 255), ((128, 255), 255, 255), ((134, 249), 0, 255), ((230, 153), 0, 255)]
+    {
+        assert_eq!(texel256(&hw[&p]).1, psp, "hardware at {p:?}");
+        if psp == 255 {
+            assert_eq!(texel256(&f32_divide[&p]).1, 0, "f32 divide at {p:?}");
+        }
+        assert_eq!(texel256(&pp[&p]).1, ppsspp, "PPSSPP at {p:?}");
+    }
+}
+
+#[test]
+fn significand_rounding() {
+    let r = crate::raster::triangle::round_significand;
+    // 16 bits in [1, 2): steps of 2^-15; halves round up.
+    assert_eq!(r(1.0 + 2f32.powi(-17), 16), 1.0);
+    assert_eq!(r(1.0 + 2f32.powi(-16), 16), 1.0 + 2f32.powi(-15));
+    // 512/467 = 1.0963597… = 35925.516/32768 → 35926/32768.
+    assert_eq!(r(512.0 / 467.0, 16), 35926.0 / 32768.0);
+    assert_eq!(r(-3.0, 16), -3.0);
+    assert!(r(f32::NAN, 16).is_nan());
+    assert_eq!(r(f32::MAX, 16), f32::MAX);
+    assert_eq!(r(f32::INFINITY, 16), f32::INFINITY);
+}

@@ -12,6 +12,22 @@
 //!   `((w0·a0 + w1·a1) + w2·a2) · (1/Σw)` in single precision; colours and depth are then
 //!   rounded half-to-even (`cvtps2dq`), depth is taken exactly from v2 when all three
 //!   vertices share it [PP `Interpolate`, `Vec4::Cast`].
+//!
+//! The real PSP differs in three measured ways, each a field of the per-draw
+//! [`TriangleRule`] (hardware values from the pspautotests screenshots in
+//! `conformance/hardware`, PPSSPP's in parentheses):
+//!
+//! * Sample point: coverage and every attribute are evaluated at the pixel centre,
+//!   (16·px + 8, 16·py + 8) (PPSSPP: +7). The top-left tie rule is unchanged. Measured:
+//!   texmtx-source 7 534 → 28 differing pixels, primitives-continue 40 → 0,
+//!   triangle-triangle's 13 of 14 edge pixels.
+//! * Colour: interpolated colours are truncated (PPSSPP: rounded half to even).
+//!   triangle-triangle 4 393 → 794 differing pixels, rendertarget 737 → 335.
+//! * Perspective divide: the reciprocal of the interpolated q/w has a 16-bit significand,
+//!   rounded to nearest (PPSSPP: f32). guess: fitted to texmtx-prims, where t/q is exactly
+//!   1 along a diagonal and the PSP shows texel 255 or a wrap to 0 pixel by pixel: this rule
+//!   predicts 119 of those 128 pixels, exact division 0 of the wraps. The PSP's divider is
+//!   not exactly this (texmtx-prims column 150 needs a smaller reciprocal).
 
 use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
@@ -24,6 +40,84 @@ pub enum Cull {
     Cw,
     /// CULL = 1: screen-counter-clockwise triangles are removed.
     Ccw,
+}
+
+/// Where a triangle is sampled inside each pixel, for coverage and attributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SamplePoint {
+    /// (16·px + 7, 16·py + 7) in 1/16 px [PP `TriangleEdge::Start`].
+    Ppsspp,
+    /// The pixel centre (16·px + 8, 16·py + 8) [HW texmtx-source, primitives-continue,
+    /// triangle-triangle].
+    PixelCentre,
+}
+
+/// How an interpolated (Gouraud) colour channel becomes an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColourRounding {
+    /// `cvtps2dq`: half to even, NaN and overflow → "integer indefinite" [PP `Vec4::Cast`].
+    X86HalfEven,
+    /// Truncation toward −∞ [HW triangle-triangle, rendertarget-rendertarget]. guess: a NaN
+    /// gives 0 (no hardware data).
+    Floor,
+}
+
+/// Precision of the reciprocal in the perspective divide of texture coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerspRecip {
+    /// f32 `1 / Σ` [PP `GetTextureCoordinatesProj`].
+    F32,
+    /// The f32 reciprocal rounded to a 16-bit significand (nearest, ties up). guess: fitted
+    /// [HW texmtx-prims, texmtx-source, texmtx-normals].
+    Significand16,
+}
+
+impl PerspRecip {
+    #[inline]
+    fn apply(self, r: f32) -> f32 {
+        match self {
+            PerspRecip::F32 => r,
+            PerspRecip::Significand16 => round_significand(r, 16),
+        }
+    }
+}
+
+/// `x` rounded to a `bits`-bit significand (1 ≤ bits ≤ 24), to nearest with ties away
+/// from zero; infinities and NaN pass through (a carry into the exponent is exact).
+pub(crate) fn round_significand(x: f32, bits: u32) -> f32 {
+    if !x.is_finite() || bits >= 24 {
+        return x;
+    }
+    let drop = 24 - bits;
+    let b = x.to_bits();
+    let r = (b.wrapping_add(1 << (drop - 1))) & !((1u32 << drop) - 1);
+    // Rounding the largest finite values up would give infinity; keep them.
+    let y = f32::from_bits(r);
+    if y.is_finite() {
+        y
+    } else {
+        x
+    }
+}
+
+/// The triangle arithmetic of a model, decided once per draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TriangleRule {
+    pub sample: SamplePoint,
+    pub colour: ColourRounding,
+    pub persp_recip: PerspRecip,
+}
+
+impl TriangleRule {
+    /// PPSSPP's software renderer on x86-64.
+    pub const PPSSPP: TriangleRule =
+        TriangleRule { sample: SamplePoint::Ppsspp, colour: ColourRounding::X86HalfEven, persp_recip: PerspRecip::F32 };
+    /// The PSP (module docs list the evidence).
+    pub const HARDWARE: TriangleRule = TriangleRule {
+        sample: SamplePoint::PixelCentre,
+        colour: ColourRounding::Floor,
+        persp_recip: PerspRecip::Significand16,
+    };
 }
 
 /// Submit a triangle the way [PP `TransformUnit::SendTriangle`] does: with culling off
@@ -151,6 +245,8 @@ struct Tri {
     inv_w: [f32; 3],
     /// Clip w per vertex (slope-mode LOD).
     clip_w: [f32; 3],
+    colour: ColourRounding,
+    persp_recip: PerspRecip,
 }
 
 impl Tri {
@@ -159,8 +255,16 @@ impl Tri {
         let zi = [vertex_depth(v[0].z), vertex_depth(v[1].z), vertex_depth(v[2].z)];
         let f4 = |c: [u8; 4]| [c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32];
         let f3 = |c: [u8; 3]| [c[0] as f32, c[1] as f32, c[2] as f32];
+        let mut e = [Edge::new(p(1), p(2)), Edge::new(p(2), p(0)), Edge::new(p(0), p(1))];
+        if setup.triangle.sample == SamplePoint::PixelCentre {
+            // Every evaluation moves by (+1, +1) sixteenths; the sum of the weights is
+            // unchanged (the steps of the three edges cancel).
+            for e in &mut e {
+                e.c = e.c.wrapping_add(e.xf).wrapping_add(e.yf);
+            }
+        }
         Tri {
-            e: [Edge::new(p(1), p(2)), Edge::new(p(2), p(0)), Edge::new(p(0), p(1))],
+            e,
             bias: [
                 -(right_or_flat_bottom(p(0), p(1), p(2)) as i32),
                 -(right_or_flat_bottom(p(1), p(2), p(0)) as i32),
@@ -182,6 +286,8 @@ impl Tri {
             q: [v[0].q, v[1].q, v[2].q],
             inv_w: if setup.perspective { [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w] } else { [1.0; 3] },
             clip_w: [v[0].w, v[1].w, v[2].w],
+            colour: setup.triangle.colour,
+            persp_recip: setup.triangle.persp_recip,
         }
     }
 
@@ -258,6 +364,16 @@ impl Tri {
         }
     }
 
+    /// An interpolated colour channel as an integer, by the draw's rule.
+    #[inline]
+    fn colour_int(&self, v: f32) -> i32 {
+        match self.colour {
+            ColourRounding::X86HalfEven => cvt_round(v),
+            // `as` saturates and maps NaN to 0.
+            ColourRounding::Floor => v.floor() as i32,
+        }
+    }
+
     /// Interpolate every attribute for the four lanes of a quad.
     #[allow(clippy::too_many_arguments)]
     fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, textured: bool, persp: bool) -> Quad {
@@ -293,9 +409,10 @@ impl Tri {
             for ch in 0..4 {
                 let v = lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]);
                 for ((c, ind), v) in c0.iter_mut().zip(c0_indefinite.iter_mut()).zip(v) {
-                    let i = cvt_round(v);
+                    let i = self.colour_int(v);
                     c[ch] = clamp_u8(i);
-                    *ind |= ((i == i32::MIN) as u8) << ch;
+                    // The indefinite marker is an x86 artefact.
+                    *ind |= ((i == i32::MIN && self.colour == ColourRounding::X86HalfEven) as u8) << ch;
                 }
             }
         }
@@ -304,7 +421,7 @@ impl Tri {
             for ch in 0..3 {
                 let v = lerp([self.c1[0][ch], self.c1[1][ch], self.c1[2][ch]]);
                 for (c, v) in c1.iter_mut().zip(v) {
-                    c[ch] = clamp_u8(cvt_round(v));
+                    c[ch] = clamp_u8(self.colour_int(v));
                 }
             }
         }
@@ -316,7 +433,9 @@ impl Tri {
                 // (q = 1 without projection gives the plain sum bit for bit).
                 let wq: [[f32; 4]; 3] = std::array::from_fn(|k| wf[k].map(|v| v * self.inv_w[k]));
                 for l in 0..4 {
-                    let qr = 1.0f32 / ((wq[0][l] * self.q[0] + wq[1][l] * self.q[1] + wq[2][l] * self.q[2]) * 1.0);
+                    let qr = self
+                        .persp_recip
+                        .apply(1.0f32 / ((wq[0][l] * self.q[0] + wq[1][l] * self.q[1] + wq[2][l] * self.q[2]) * 1.0));
                     s[l] = (wq[0][l] * self.s[0] + wq[1][l] * self.s[1] + wq[2][l] * self.s[2]) * qr;
                     t[l] = (wq[0][l] * self.t[0] + wq[1][l] * self.t[1] + wq[2][l] * self.t[2]) * qr;
                 }
