@@ -168,40 +168,22 @@ fn hardware_model_never_worse_than_ppsspp() {
     assert!(failures.is_empty(), "{failures:?}");
 }
 
-/// Per-screenshot bounds for the primitive tests the hardware model's line, tessellation
-/// and triangle rules address (issue 8, part C1): exact ones stay exact, the others stay
-/// at or below the MSE measured when their rule landed (PPSSPP's in the comment).
+/// Per-screenshot ceilings for the hardware model where its rules beat PPSSPP: the
+/// triangle rule (pixel-centre sampling, truncated colours, 16-bit perspective reciprocal:
+/// `ge::raster::TriangleRule`), the line rule (`ge::raster::LineRule`) and the
+/// tessellation rule (`ge::patch::TessellationRule`). Each ceiling is the MSE measured
+/// when the rule landed, rounded up, far below PPSSPP's own (in the comment), so a
+/// regression of a rule fails here.
 #[test]
-fn hardware_model_primitive_screenshots() {
-    let Some(dir) = shared_dir() else { return };
-    let hw = dir.join("conformance/hardware");
-    let bounds = [
-        ("primitives-lines", 0.0),     // PPSSPP 0.1660
-        ("primitives-linestrip", 0.0), // PPSSPP 0.1660
-        ("primitives-bezier", 0.0111), // PPSSPP 21.5965
-        ("primitives-spline", 0.0123), // PPSSPP 161.6611
-    ];
-    let mut failures = Vec::new();
-    for (stem, bound) in bounds {
-        let ours = score(&hw.join(format!("{stem}.ppdmp")), &hw.join(format!("{stem}.hardware.png")), Model::Hardware);
-        eprintln!("{stem:24} hardware model MSE {ours:.6} (bound {bound})");
-        if ours > bound {
-            failures.push(format!("{stem}: MSE {ours} > {bound}"));
-        }
-    }
-    assert!(failures.is_empty(), "{failures:?}");
-}
-
-/// Per-screenshot ceilings for the hardware model where its triangle rule (pixel-centre
-/// sampling, truncated colours, 16-bit perspective reciprocal: `ge::raster::TriangleRule`)
-/// beats PPSSPP. Each ceiling is the MSE measured when the rule landed, rounded up, far
-/// below PPSSPP's own (in the comment), so a regression of the rule fails here.
-#[test]
-fn hardware_triangle_rule_screenshots() {
+fn hardware_rule_screenshot_ceilings() {
     let Some(dir) = shared_dir() else { return };
     let hw = dir.join("conformance/hardware");
     let ceilings = [
         ("primitives-continue", 0.0),        // PPSSPP 13.2812
+        ("primitives-lines", 0.0),           // PPSSPP 0.1660
+        ("primitives-linestrip", 0.0),       // PPSSPP 0.1660
+        ("primitives-bezier", 0.0111),       // PPSSPP 21.5965
+        ("primitives-spline", 0.0123),       // PPSSPP 161.6611
         ("texmtx-source", 0.0001),           // PPSSPP 0.0199
         ("texmtx-normals", 0.001),           // PPSSPP 0.0087
         ("texmtx-prims", 1.5),               // PPSSPP 9.4914
