@@ -8,6 +8,7 @@ pub mod output;
 pub mod pam;
 pub mod pmo;
 pub mod pmp;
+pub mod popcap;
 pub mod scene;
 pub mod scenes;
 pub mod shared;

@@ -39,6 +39,8 @@ enum Command {
     ExportDump(cli::export_dump::Args),
     /// List a BBS PAM's animations and channels, optionally evaluated at a frame.
     Pam(cli::pam::Args),
+    /// List, evaluate and draw a PopCap PAM (PvZ2 PopAnim) through the GE model.
+    Popcap(cli::popcap::Args),
     /// List a Kingdom Hearts II BAR/ANB/MSET/motion, evaluate it, draw posed skeletons.
     Kh2(cli::kh2::Args),
     /// Interactive window: orbit a model (or map) drawn by the GE model, play animations.
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Render(args) => cli::render::run(args),
         Command::ExportDump(args) => cli::export_dump::run(args),
         Command::Pam(args) => cli::pam::run(args),
+        Command::Popcap(args) => cli::popcap::run(args),
         Command::Kh2(args) => cli::kh2::run(args),
         Command::View(args) => cli::view::run(args),
     };

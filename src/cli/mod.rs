@@ -9,6 +9,7 @@ pub mod export_dump;
 pub mod frametests;
 pub mod kh2;
 pub mod pam;
+pub mod popcap;
 pub mod render;
 pub mod replay;
 pub mod view;

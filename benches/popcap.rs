@@ -1,0 +1,30 @@
+//! PopCap PAM frames through the GE model: `cargo bench -p psprender --bench popcap`.
+//!
+//! `sunshroom`: SUNSHROOM_GROWN.PAM (skipped without `../shared`) at its 390x390 size with
+//! placeholder images, 1 and 2 raster threads. One iteration = advance the main timeline one
+//! frame (scrubbing, cycling through all 135 frames) + build the draw list + build the GE
+//! display list + run it on the renderer's GE + read the canvas back: one frame of a
+//! sequence or of the viewer. fps = 1 / the median time.
+
+use psprender::popcap::eval::Mode;
+use psprender::popcap::render::{ImageSet, RenderOptions, Renderer};
+use psprender::popcap::{Animation, Player, Timeline};
+use std::sync::Arc;
+
+fn main() {
+    divan::main();
+}
+
+#[divan::bench(consts = [1, 2])]
+fn sunshroom<const THREADS: usize>(bencher: divan::Bencher) {
+    let Some(path) = psprender::shared::sample("popcap-pam/SUNSHROOM_GROWN.PAM") else { return };
+    let anim = Animation::parse(&std::fs::read(path).unwrap()).unwrap();
+    let set = ImageSet::placeholders(&anim);
+    let opts = RenderOptions { threads: THREADS, ..RenderOptions::for_animation(&anim) };
+    let mut r = Renderer::new(&set, opts).unwrap();
+    let mut p = Player::new(Arc::new(Timeline::new(&anim).unwrap()), Mode::Scrub, 0).unwrap();
+    bencher.bench_local(|| {
+        p.tick();
+        r.render(&p.draw_list()).unwrap()
+    });
+}
