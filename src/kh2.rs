@@ -17,12 +17,14 @@
 //!   what a parser would read back differently.
 //!
 //! Submodules: [`bar`] (BAR, MSET, ANB), [`trigger`], [`motion`] (common header, raw and
-//! interpolated motions), [`eval`] (F-curves, timing, pose), [`skeleton`], [`render`], and
+//! interpolated motions), [`eval`] (F-curves, timing, pose), [`constraint`] (best effort, off by
+//! default), [`skeleton`], [`render`], and
 //! [`synth`] (writer-side construction for tests and goldens).
 
 use thiserror::Error;
 
 pub mod bar;
+pub mod constraint;
 pub mod eval;
 pub mod motion;
 pub mod render;

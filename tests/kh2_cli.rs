@@ -180,3 +180,37 @@ fn bad_input_exits_2_naming_file_and_offset() {
     let o = psprender().args(["kh2", &good, "--motion", "5", "--time", "0"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn constraints_only_when_asked() {
+    use psprender::kh2::motion::interp::Constraint;
+    let d = dir("cons");
+    let mut m = synth::biped_walk();
+    // Head (joint 2) pinned to the IK helper (joint 12).
+    m.constraints.push(Constraint {
+        kind: 0,
+        temp_active: 1,
+        constrained: 2,
+        source: 12,
+        limiter: -1,
+        activation_count: 0,
+        activation_start: 0,
+    });
+    let a = write(&d, "c.anb", &synth::anb(&m, &synth::sample_triggers()).unwrap());
+    let sk = Skeleton::biped();
+    let js = write(&d, "biped.json", serde_json::to_string(&sk).unwrap().as_bytes());
+    let global = |j: &Value, k: usize| -> Vec<f32> {
+        j["evaluation"]["joints"][k]["global"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect()
+    };
+    let plain = run_json(&["kh2", &a, "--time", "20", "--skeleton", &js, "--json"]);
+    let cons = run_json(&["kh2", &a, "--time", "20", "--skeleton", &js, "--json", "--constraints"]);
+    let ev = Evaluator::new(&m, Some(&sk)).unwrap();
+    let pose = ev.pose(20.0);
+    assert_eq!(global(&plain, 2), pose.globals.as_ref().unwrap()[2].to_cols_array(), "plain FK by default");
+    assert!(plain["evaluation"].get("constraints").is_none());
+    let (g, _) = psprender::kh2::constraint::apply(&ev, &pose).unwrap();
+    assert_eq!(global(&cons, 2)[12..15], g[12].to_cols_array()[12..15], "head on the helper");
+    assert_eq!(cons["evaluation"]["constraints"]["applied"], serde_json::json!([0]));
+    let o = psprender().args(["kh2", &a, "--constraints"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "--constraints needs --skeleton");
+}

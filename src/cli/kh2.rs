@@ -13,9 +13,12 @@
 //!   looping over FrameReturn..FrameEnd) with one camera framing every frame, in parallel with a
 //!   progress bar. Outputs follow [`psprender::output`]: folders created and checked before any
 //!   work, files written atomically.
+//! * `--constraints` applies the motion's constraints and bends flagged leg chains (best effort,
+//!   [`psprender::kh2::constraint`]); without it poses are plain FK.
 
 use anyhow::{bail, Context};
 use psprender::kh2::bar::{payload, Bar, Payload, Placement};
+use psprender::kh2::constraint;
 use psprender::kh2::eval::{Evaluator, Timing, CHANNELS, GFR};
 use psprender::kh2::render::{self, Style};
 use psprender::kh2::trigger::Triggers;
@@ -55,6 +58,10 @@ pub struct Args {
     /// JSON output instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Apply the motion's constraints and bend its flagged leg chains (best effort, not exact:
+    /// see psprender::kh2::constraint); off by default.
+    #[arg(long, requires = "skeleton")]
+    pub constraints: bool,
 }
 
 #[derive(Serialize)]
@@ -110,6 +117,9 @@ struct Evaluation {
     joints: Vec<JointReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     root: Option<[f32; 9]>,
+    /// With --constraints: what was applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constraints: Option<psprender::kh2::constraint::Report>,
 }
 
 #[derive(Serialize)]
@@ -211,13 +221,22 @@ struct Posed {
     bones: usize,
 }
 
-fn posed(m: &Motion, skeleton: &Skeleton, t: f32) -> anyhow::Result<Posed> {
+/// Globals of an interpolated pose, constrained when asked.
+fn pose_globals(ev: &Evaluator, t: f32, constraints: bool) -> (Vec<glam::Mat4>, Option<constraint::Report>) {
+    let pose = ev.pose(t);
+    match constraints.then(|| constraint::apply(ev, &pose)).flatten() {
+        Some((g, report)) => (g, Some(report)),
+        None => (pose.globals.unwrap_or_default(), None),
+    }
+}
+
+fn posed(m: &Motion, skeleton: &Skeleton, t: f32, constraints: bool) -> anyhow::Result<Posed> {
     match m {
         Motion::Interpolated(im) => {
             let ev = Evaluator::new(im, Some(skeleton))?;
-            let pose = ev.pose(t);
+            let (globals, _) = pose_globals(&ev, t, constraints);
             let parents = ev.parents.clone().unwrap_or_default();
-            Ok(Posed { globals: pose.globals.unwrap_or_default(), parents, bones: im.bone_count.max(0) as usize })
+            Ok(Posed { globals, parents, bones: im.bone_count.max(0) as usize })
         }
         Motion::Raw(r) => {
             if skeleton.bones.len() != r.bone_count as usize {
@@ -230,12 +249,23 @@ fn posed(m: &Motion, skeleton: &Skeleton, t: f32) -> anyhow::Result<Posed> {
     }
 }
 
-fn evaluate(index: usize, m: &Motion, skeleton: Option<&Skeleton>, t: f32) -> anyhow::Result<Evaluation> {
+fn evaluate(
+    index: usize,
+    m: &Motion,
+    skeleton: Option<&Skeleton>,
+    t: f32,
+    constraints: bool,
+) -> anyhow::Result<Evaluation> {
+    let mut report = None;
     let joints = match m {
         Motion::Interpolated(im) => {
             let ev = Evaluator::new(im, skeleton)?;
             let pose = ev.pose(t);
-            let globals = pose.globals.as_ref();
+            let constrained = skeleton.map(|_| pose_globals(&ev, t, constraints));
+            if let Some((_, r)) = &constrained {
+                report = r.clone();
+            }
+            let globals = constrained.as_ref().map(|(g, _)| g);
             let with_matrices = skeleton.is_some();
             (0..pose.channels.len())
                 .map(|j| JointReport {
@@ -259,7 +289,7 @@ fn evaluate(index: usize, m: &Motion, skeleton: Option<&Skeleton>, t: f32) -> an
         Motion::Interpolated(im) => Some(Evaluator::new(im, None)?.root_channels(t)),
         Motion::Raw(_) => None,
     };
-    Ok(Evaluation { motion: index, time: t, joints, root })
+    Ok(Evaluation { motion: index, time: t, joints, root, constraints: report })
 }
 
 fn text(r: &Report) -> String {
@@ -323,6 +353,13 @@ fn text(r: &Report) -> String {
         if let Some(root) = e.root {
             let _ = writeln!(o, "  root {:?}", root);
         }
+        if let Some(c) = &e.constraints {
+            let _ = writeln!(
+                o,
+                "  constraints (best effort, not exact): applied {:?}, inactive {:?}, skipped {:?}, bent joints {:?}",
+                c.applied, c.inactive, c.skipped, c.bent
+            );
+        }
     }
     o
 }
@@ -367,7 +404,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let (Some(out), Some(sk)) = (&out_path, &skeleton) {
         let (_, m) = pick()?;
-        let p = posed(m, sk, args.time.unwrap_or(0.0))?;
+        let p = posed(m, sk, args.time.unwrap_or(0.0), args.constraints)?;
         let camera = render::auto_camera(&render::bounds([p.globals.as_slice()]));
         let frame = render::build_frame(&p.globals, &p.parents, p.bones, &camera, &Style::default());
         let mut ge = ge::Ge::new();
@@ -381,7 +418,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let evaluation = match args.time {
         Some(t) => {
             let (i, m) = pick()?;
-            Some(evaluate(*i, m, skeleton.as_ref(), t).with_context(|| format!("{path}: evaluating motion {i}"))?)
+            Some(
+                evaluate(*i, m, skeleton.as_ref(), t, args.constraints)
+                    .with_context(|| format!("{path}: evaluating motion {i}"))?,
+            )
         }
         None => None,
     };
@@ -456,7 +496,8 @@ fn render_sequence(args: &Args, output: &Path, m: &Motion, sk: &Skeleton, a: u32
         Motion::Interpolated(im) => Timing::of(&im.frame_data),
         Motion::Raw(r) => Timing::of(&r.frame_data),
     };
-    let poses = (a..=b).map(|f| posed(m, sk, timing.at(f as f32))).collect::<anyhow::Result<Vec<Posed>>>()?;
+    let poses =
+        (a..=b).map(|f| posed(m, sk, timing.at(f as f32), args.constraints)).collect::<anyhow::Result<Vec<Posed>>>()?;
     let camera = render::auto_camera(&render::bounds(poses.iter().map(|p| p.globals.as_slice())));
     let bar = indicatif::ProgressBar::new(u64::from(b - a + 1));
     bar.set_style(
