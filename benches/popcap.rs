@@ -19,7 +19,7 @@ fn main() {
 fn sunshroom<const THREADS: usize>(bencher: divan::Bencher) {
     let Some(path) = psprender::shared::sample("popcap-pam/SUNSHROOM_GROWN.PAM") else { return };
     let anim = Animation::parse(&std::fs::read(path).unwrap()).unwrap();
-    let set = ImageSet::placeholders(&anim);
+    let set = ImageSet::placeholders(&anim).unwrap();
     let opts = RenderOptions { threads: THREADS, ..RenderOptions::for_animation(&anim) };
     let mut r = Renderer::new(&set, opts).unwrap();
     let mut p = Player::new(Arc::new(Timeline::new(&anim).unwrap()), Mode::Scrub, 0).unwrap();

@@ -172,3 +172,20 @@ fn bad_input_exit_code_and_offset() {
     let o = run(&[pam.to_str().unwrap(), "--label", "nope"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("labels: walk"));
 }
+
+#[test]
+fn sequences_same_bytes_for_any_thread_count() {
+    let pam = write_pam("threads.pam", &clip_scene());
+    let p = pam.to_str().unwrap();
+    for t in ["1", "2", "3"] {
+        let pattern = tmp(&format!("t{t}/f_%02d.png"));
+        ok(&[p, "--frames", "0..4", "-o", pattern.to_str().unwrap(), "--threads", t]);
+        ok(&[p, "--label", "walk", "-o", tmp(&format!("t{t}/walk.gif")).to_str().unwrap(), "--threads", t]);
+    }
+    for f in ["f_00.png", "f_01.png", "f_04.png", "walk.gif"] {
+        let one = std::fs::read(tmp(&format!("t1/{f}"))).unwrap();
+        for t in ["2", "3"] {
+            assert!(one == std::fs::read(tmp(&format!("t{t}/{f}"))).unwrap(), "{f}: 1 vs {t} threads");
+        }
+    }
+}

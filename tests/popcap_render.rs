@@ -83,7 +83,7 @@ fn check_golden(name: &str, img: &Image, failures: &mut Vec<String>) {
 #[test]
 fn goldens_placeholders_and_images() {
     let a = feature_scene();
-    let placeholders = ImageSet::placeholders(&a);
+    let placeholders = ImageSet::placeholders(&a).unwrap();
     assert_eq!(placeholders.missing.len(), 3);
     let found = ImageSet::load(&a, Some(&image_dir())).unwrap();
     assert!(found.missing.is_empty(), "name rules find every PNG: {:?}", found.missing);
@@ -104,7 +104,7 @@ fn placeholder_pixels_follow_the_matrices() {
     let a = feature_scene();
     // Nearest sampling: a pixel shows the texel its centre falls in (bilinear would mix in
     // the neighbour at the GE's interpolation precision).
-    let img = render(&a, &ImageSet::placeholders(&a), RenderOptions { nearest: true, ..opts(&a) }, 0);
+    let img = render(&a, &ImageSet::placeholders(&a).unwrap(), RenderOptions { nearest: true, ..opts(&a) }, 0);
     let [c0, c1, c2] = [0, 1, 2].map(placeholder_color);
     // Layer 0: image 0 (24x16) translated to (10, 10): frame corners and every diagonal pixel
     // opaque in colour 0; an interior pixel the fill blended over the background.
@@ -166,7 +166,7 @@ fn image_pixels_land_on_texels() {
 #[test]
 fn transparent_background_alpha() {
     let a = feature_scene();
-    let img = render(&a, &ImageSet::placeholders(&a), RenderOptions { background: None, ..opts(&a) }, 0);
+    let img = render(&a, &ImageSet::placeholders(&a).unwrap(), RenderOptions { background: None, ..opts(&a) }, 0);
     let alpha = |x: u32, y: u32| img.rgba[4 * (y * img.width + x) as usize + 3];
     assert_eq!(alpha(0, 0), 0, "empty canvas is transparent");
     assert_eq!(alpha(10, 10), 255, "drawn pixel is opaque");
@@ -187,7 +187,7 @@ fn differing(a: &Image, b: &Image) -> Vec<(u32, u32, [u8; 3], [u8; 3])> {
 #[test]
 fn threads_and_tiles_give_identical_bytes() {
     let a = feature_scene();
-    let set = ImageSet::placeholders(&a);
+    let set = ImageSet::placeholders(&a).unwrap();
     for frame in 0..2 {
         let one = render(&a, &set, RenderOptions { threads: 1, ..opts(&a) }, frame);
         let many = render(&a, &set, RenderOptions { threads: 3, ..opts(&a) }, frame);
@@ -206,4 +206,14 @@ fn threads_and_tiles_give_identical_bytes() {
     // (pixels 96..104) at row 560 (texel row 8) is background + colour, from the second tile row.
     let add: [u8; 3] = std::array::from_fn(|k| BG[k].saturating_add(placeholder_color(2)[k]));
     assert_eq!(rgb(&whole, 97, 560), add);
+}
+
+#[test]
+fn hostile_declared_sizes_are_refused_before_allocating() {
+    // 100 images declaring 4000x4000 (6.4 GB of placeholders): an error, not an allocation.
+    let v = 6;
+    let images = (0..100).map(|i| psprender::popcap::synth::image(&format!("i{i}"), 4000, 4000, v)).collect();
+    let a = psprender::popcap::synth::anim(v, images, vec![], psprender::popcap::synth::sprite(v, "m", vec![]));
+    let e = ImageSet::placeholders(&a).unwrap_err().to_string();
+    assert!(e.contains("bytes of texture"), "{e}");
 }

@@ -20,9 +20,8 @@
 //! Two playback modes: [`Mode::Play`] honours STOP and the work-area loop (what the game
 //! shows); [`Mode::Scrub`] walks frames 0, 1, 2, … ignoring STOP and continuing at the
 //! work-area start after the last frame (what `--frame N` and `--frames A..B` show: every
-//! frame reachable, child timing = ticks since append). Measured:
-//! building the SUNSHROOM_GROWN timeline (135 frames, 16 sprites) and 135 draw lists takes
-//! well under a millisecond, so nothing is cached beyond the timeline.
+//! frame reachable, child timing = ticks since append). Seeking replays ticks from frame 0;
+//! the per-frame layer tables are built once, the instance tree is cheap to advance.
 
 use super::*;
 use serde::Serialize;

@@ -103,8 +103,8 @@ pub struct ImageSet {
 
 impl ImageSet {
     /// Placeholders of every image's declared size.
-    pub fn placeholders(anim: &Animation) -> ImageSet {
-        Self::load(anim, None).expect("placeholders need no files")
+    pub fn placeholders(anim: &Animation) -> anyhow::Result<ImageSet> {
+        Self::load(anim, None)
     }
 
     /// PNGs from `dir` by the name rules ([`images::lookup_key`]), placeholders for the rest.
@@ -116,8 +116,24 @@ impl ImageSet {
             Some(d) => images::index_dir(d)?,
             None => Default::default(),
         };
+        // Declared sizes can be hostile (65535 images of 4096x4096): bound the texture memory
+        // before allocating any of it, by the RAM the renderer could upload it to.
+        let budget = u64::from(RAM_END - TEX_ADDR);
+        let declared: u64 = anim
+            .images
+            .iter()
+            .map(|d| d.pixel_size().map(|v| u64::from(v.clamp(1, images::MAX_SIDE))))
+            .map(|[w, h]| 4 * w * h)
+            .sum();
+        if declared > budget {
+            anyhow::bail!(
+                "the images declare {declared} bytes of texture, more than the {budget} bytes of PSP RAM for textures"
+            );
+        }
         let mut textures = Vec::new();
         let mut missing = Vec::new();
+        // Texture bytes so far (placeholders and PNGs as they come).
+        let mut loaded = 0u64;
         for (i, def) in anim.images.iter().enumerate() {
             let key = images::lookup_key(&def.name.text());
             let declared = def.size.is_some().then(|| def.pixel_size());
@@ -125,11 +141,16 @@ impl ImageSet {
                 Some(path) => {
                     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
                     let pixels = images::decode_png(&bytes, &path.display().to_string())?;
+                    loaded += 4 * u64::from(pixels.width) * u64::from(pixels.height);
+                    if loaded > budget {
+                        anyhow::bail!("{}: the images reach {loaded} bytes of texture, more than the {budget} bytes of PSP RAM for textures", path.display());
+                    }
                     let quad = declared.unwrap_or([pixels.width, pixels.height]);
                     textures.push(Texture { quad, pixels, placeholder: false });
                 }
                 None => {
                     let [w, h] = def.pixel_size().map(|v| v.clamp(1, images::MAX_SIDE));
+                    loaded += 4 * u64::from(w) * u64::from(h);
                     textures.push(Texture { quad: [w, h], pixels: images::placeholder(i, w, h), placeholder: true });
                     missing.push((i, key));
                 }
