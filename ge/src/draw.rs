@@ -164,6 +164,7 @@ impl DrawContext {
     /// [`TransformState::id`]); ids come from this context only, so no state is shared.
     pub(crate) fn decode_transform(&mut self, gs: &GeState, vtype: &VertexType) -> TransformState {
         let mut ts = TransformState::decode(&gs.regs, &gs.mats, vtype, self.model.rsqrt_rule());
+        ts.snap = self.model.screen_snap();
         self.transform_ids += 1;
         ts.id = self.transform_ids;
         ts

@@ -10,7 +10,7 @@
 //! A GE has one model for its lifetime ([`crate::Ge::with_model`]). Where the two differ
 //! inside a stage, the stage takes a typed rule that the draw path picks from the model
 //! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::triangle_rule`],
-//! [`Model::line_rule`], [`Model::tessellation_rule`]).
+//! [`Model::screen_snap`], [`Model::line_rule`], [`Model::tessellation_rule`]).
 
 use std::fmt;
 use std::str::FromStr;
@@ -19,7 +19,7 @@ use crate::patch::TessellationRule;
 use crate::raster::LineRule;
 use crate::raster::TriangleRule;
 use crate::texture::SamplerRule;
-use crate::transform::RsqrtRule;
+use crate::transform::{RsqrtRule, ScreenSnap};
 
 /// Which truth the GE reproduces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -46,6 +46,14 @@ impl Model {
         match self {
             Model::Hardware => RsqrtRule::Exact,
             Model::Ppsspp => RsqrtRule::AmdRsqrtps,
+        }
+    }
+
+    /// How projected vertices land on the 1/16 px grid.
+    pub fn screen_snap(self) -> ScreenSnap {
+        match self {
+            Model::Hardware => ScreenSnap::Float24CutCeil,
+            Model::Ppsspp => ScreenSnap::Ppsspp,
         }
     }
 

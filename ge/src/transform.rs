@@ -91,6 +91,39 @@ pub struct TransformState {
     negate_normals: bool,
     /// How normalisations compute their reciprocal square root (decided by the model).
     pub rsqrt: RsqrtRule,
+    /// How a projected vertex lands on the 1/16 px grid (decided by the model; PPSSPP's
+    /// after [`TransformState::decode`]).
+    pub snap: ScreenSnap,
+}
+
+/// How the viewport-mapped screen x, y (floats, px) become 1/16 px drawing coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScreenSnap {
+    /// `trunc(16·x + 0.375 − OFFSET)` in f32 [PP `TransformUnit.cpp` `ClipToScreenInternal`].
+    Ppsspp,
+    /// x cut to the GE's 24-bit float (low 8 mantissa bits dropped, toward zero), then
+    /// rounded up to the 1/16 grid: above 2048 px the cut already lands on the grid, below
+    /// it half steps round up. [HW triangle-triangle: its 14 edge pixels follow and MSE
+    /// 0.93 → 0.0004; reflection-reflection 6.18 → 3.57; rendertarget-rendertarget
+    /// 4.81 → 3.72.] A uniform 1/32 floor then ceiling, nearest float24, plain floor or
+    /// ceiling, or cutting the clip coordinates instead all score worse on these three.
+    Float24CutCeil,
+}
+
+impl ScreenSnap {
+    /// Screen coordinate `v` (px) minus `offset` (1/16 px) on the 1/16 grid.
+    #[inline]
+    pub fn snap(self, v: f32, offset: i32) -> i32 {
+        match self {
+            ScreenSnap::Ppsspp => cvtt(v * 16.0 + 0.375 - offset as f32),
+            ScreenSnap::Float24CutCeil => {
+                let cut = f32::from_bits(v.to_bits() & 0xFFFF_FF00);
+                let c = (cut * 16.0 - offset as f32).ceil();
+                // NaN or out of range: the same "integer indefinite" as the PPSSPP snap.
+                cvtt(c)
+            }
+        }
+    }
 }
 
 impl TransformState {
@@ -180,6 +213,7 @@ impl TransformState {
             uses_world_normal,
             negate_normals: regs.enabled(op::REVERSENORMAL),
             rsqrt,
+            snap: ScreenSnap::Ppsspp,
         }
     }
 
@@ -278,7 +312,7 @@ pub fn to_screen(st: &TransformState, c: &ClipVertex) -> ScreenVertex {
     project(st, c, false).0
 }
 
-/// x_s = c.x·XSCALE/w + XCENTER (likewise y, z); X16 = trunc(16·x_s + 0.375 − OFFSETX)
+/// x_s = c.x·XSCALE/w + XCENTER (likewise y, z); X16 by the state's [`ScreenSnap`]
 /// computed in float; z truncated to u16. Also returns whether the vertex is outside
 /// the drawable range, which rejects its whole primitive.
 ///
@@ -305,8 +339,8 @@ pub fn project(st: &TransformState, c: &ClipVertex, always_check: bool) -> (Scre
         // coordinates are not flagged (every comparison is false).
         outside = true;
     }
-    let x = cvtt(sx * 16.0 + 0.375 - st.offset[0] as f32);
-    let y = cvtt(sy * 16.0 + 0.375 - st.offset[1] as f32);
+    let x = st.snap.snap(sx, st.offset[0]);
+    let y = st.snap.snap(sy, st.offset[1]);
     // PPSSPP truncates depth to an integer; the hardware does not (its rule is still
     // unknown) [HW `depth/precision`, ge-reference §4.3].
     let z = cvtt_u16(sz) as f32;

@@ -289,3 +289,26 @@ fn point_light_attenuation_in_world_space() {
     // The clip position goes through proj·view applied to the world position.
     assert_eq!(c.clip, [0.0, 0.0, 0.0, 1.0]);
 }
+
+/// triangle-triangle's three projected corners (the f32 viewport results, bit patterns)
+/// with OFFSETX/Y = 28928/30592. The PSP's positions are the only ±1/16 px variation of
+/// the corners under which pixel-centre coverage reproduces all of the screenshot's edge
+/// pixels (checked over all 729); PPSSPP's `trunc(16·x + 0.375)` misses three of the six.
+#[test]
+fn hardware_snap_cuts_to_float24_and_rounds_up() {
+    let corners = [
+        ((0x4502_7298, 0x44FC_1D65), (4466, 1679), (4466, 1679)),
+        ((0x44FE_FD1F, 0x4504_63E3), (3711, 3299), (3710, 3300)),
+        ((0x44F7_380B, 0x44FE_FD2C), (2716, 2047), (2716, 2046)),
+    ];
+    for ((x, y), psp, ppsspp) in corners {
+        let (x, y) = (f32::from_bits(x), f32::from_bits(y));
+        let snap = |s: ScreenSnap| (s.snap(x, 28928), s.snap(y, 30592));
+        assert_eq!(snap(ScreenSnap::Float24CutCeil), psp, "hardware for ({x}, {y})");
+        assert_eq!(snap(ScreenSnap::Ppsspp), ppsspp, "PPSSPP for ({x}, {y})");
+    }
+    // Above 2048 px the cut is already on the 1/16 grid; below it a half step rounds up.
+    assert_eq!(ScreenSnap::Float24CutCeil.snap(2048.0 + 15.9 / 16.0, 0), 2048 * 16 + 15);
+    assert_eq!(ScreenSnap::Float24CutCeil.snap(2047.0 + 1.0 / 32.0, 0), 2047 * 16 + 1);
+    assert_eq!(ScreenSnap::Float24CutCeil.snap(f32::NAN, 0), i32::MIN);
+}
