@@ -1,4 +1,5 @@
-//! The psprender application library: built-in GE scenes (demo and golden images).
+//! The psprender application library: BBS/PopCap asset decoding, the scene builder, the
+//! synthetic assets (demo and golden images), the viewer and the conformance harness.
 //! The command-line interface lives in `main.rs`.
 
 pub mod conformance;
@@ -10,7 +11,6 @@ pub mod pmo;
 pub mod pmp;
 pub mod popcap;
 pub mod scene;
-pub mod scenes;
 pub mod shared;
 pub mod synth;
 pub mod tim2;

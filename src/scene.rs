@@ -27,7 +27,6 @@ mod tests;
 
 use crate::pmo::{Pmo, Section, Skeleton, UNUSED_SLOT};
 use crate::pmp::Pmp;
-use crate::scenes::ge_4x3;
 use camera::{Bounds, Camera};
 use ge::cmd::op;
 use ge::display::{DisplayBuffer, Image};
@@ -540,4 +539,10 @@ pub fn render(
         ge.set_threads(threads);
     }
     frame.render(&mut ge)
+}
+
+/// GE element order of a 4x3 affine matrix (columns X, Y, Z, translation).
+pub fn ge_4x3(m: &glam::Mat4) -> [f32; 12] {
+    let c = m.to_cols_array();
+    [c[0], c[1], c[2], c[4], c[5], c[6], c[8], c[9], c[10], c[12], c[13], c[14]]
 }

@@ -33,7 +33,7 @@ use ge::vertex::DecodeParams;
 use glam::{Mat4, Quat, Vec3};
 
 use crate::pmo::{Header, Joint, Pmo, Section, Skeleton, TextureInfo, FLAG_BIT25, FLAG_UNIFORM_DIFFUSE, NO_JOINT};
-use crate::scenes::vt;
+use ge::scenes::vt;
 use mesh::{cube_strips, cube_triangles, encode, grid, quad, ring, Mesh, V};
 pub use tim2gen::{tim2_image, tim2_image_alpha, TexKind};
 

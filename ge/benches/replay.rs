@@ -1,5 +1,6 @@
 //! Replay every shared frame dump (`../shared/frametests/*.zip`, or
-//! `$PSPRENDER_SHARED/frametests`) with 1 and 2 raster threads.
+//! `$PSPRENDER_SHARED/frametests`) with 1 and 2 raster threads, under both GE models
+//! (the PPSSPP model adds its bin queue, strips and state optimizations).
 //!
 //! `cargo bench -p ge`. Each iteration is a complete replay on a fresh GE (memory
 //! allocation included), the same unit as PPSSPP's `--bench` figures in
@@ -54,20 +55,29 @@ fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
     p[threads - 1].clone()
 }
 
-fn replay(name: &str, threads: usize) {
+fn replay(name: &str, model: ge::Model, threads: usize) {
     let Some((_, dump)) = dumps().iter().find(|(n, _)| n == name) else { return };
-    let mut ge = ge::Ge::new();
+    let mut ge = ge::Ge::with_model(model);
     ge.set_pool(pool(threads));
-    let shown = ge::dump::replay(dump, &mut ge);
-    divan::black_box(shown.ok());
+    divan::black_box(ge::dump::replay_image(dump, &mut ge).ok());
 }
 
 #[divan::bench(args = names(), sample_count = 10, sample_size = 1)]
-fn threads_1(name: &str) {
-    replay(name, 1);
+fn hardware_threads_1(name: &str) {
+    replay(name, ge::Model::Hardware, 1);
 }
 
 #[divan::bench(args = names(), sample_count = 10, sample_size = 1)]
-fn threads_2(name: &str) {
-    replay(name, 2);
+fn hardware_threads_2(name: &str) {
+    replay(name, ge::Model::Hardware, 2);
+}
+
+#[divan::bench(args = names(), sample_count = 10, sample_size = 1)]
+fn ppsspp_threads_1(name: &str) {
+    replay(name, ge::Model::Ppsspp, 1);
+}
+
+#[divan::bench(args = names(), sample_count = 10, sample_size = 1)]
+fn ppsspp_threads_2(name: &str) {
+    replay(name, ge::Model::Ppsspp, 2);
 }

@@ -32,7 +32,7 @@ impl CullMode {
     /// CULL 0 and drawn with CULL 1; clear-mode rows are never culled;
     /// PP `SubmitPrimitive` CullType].
     pub fn decode(regs: &Regs) -> CullMode {
-        if !regs.enabled(op::CULLFACEENABLE) || regs.enabled(op::CLEARMODE) {
+        if !regs.enabled(op::CULLFACEENABLE) || regs.clear_mode().is_some() {
             CullMode::None
         } else if regs.field(op::CULL, 0, 1) == 0 {
             CullMode::Clockwise

@@ -34,12 +34,48 @@ pub enum ArgFormat {
     MatrixIndex,
 }
 
+/// What a change of a command's argument invalidates besides the register itself. Every
+/// change invalidates the per-draw state snapshot (`Draw`); the other groups add to that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirtyGroup {
+    /// The per-draw state snapshot only.
+    Draw,
+    /// Also PPSSPP's rasterizer state (a new one starts at the next PRIM) [PP `SoftGpu.cpp`
+    /// softgpuCmdInfo PIXEL_*, SAMPLER_*, RAST_* flags].
+    Raster,
+    /// `Raster` when the through-mode bit (23) changes [PP `Execute_VertexType`].
+    RasterThroughBit,
+    /// The render target moves: binned draws are rasterized first.
+    Target,
+    /// `Target` and `Raster`.
+    TargetRaster,
+}
+
+impl DirtyGroup {
+    /// Whether a change of the bits `diff` starts a new PPSSPP rasterizer state.
+    #[inline]
+    pub fn raster(self, diff: u32) -> bool {
+        match self {
+            DirtyGroup::Raster | DirtyGroup::TargetRaster => true,
+            DirtyGroup::RasterThroughBit => diff & (1 << 23) != 0,
+            DirtyGroup::Draw | DirtyGroup::Target => false,
+        }
+    }
+
+    /// Whether a change moves the render target.
+    #[inline]
+    pub fn target(self) -> bool {
+        matches!(self, DirtyGroup::Target | DirtyGroup::TargetRaster)
+    }
+}
+
 /// One command-table row.
 #[derive(Debug, Clone, Copy)]
 pub struct CmdInfo {
     pub op: u8,
     pub name: &'static str,
     pub fmt: ArgFormat,
+    pub dirty: DirtyGroup,
 }
 
 /// Command numbers (ge-reference.md §1.2).
@@ -193,247 +229,249 @@ pub mod op {
 }
 
 use ArgFormat as F;
+use DirtyGroup as D;
 
-/// (first opcode, names, format) groups; expanded into [`TABLE`] at compile time.
-const NAMED: &[(u8, &str, ArgFormat)] = &[
-    (0x00, "NOP", F::None),
-    (0x01, "VADDR", F::Addr),
-    (0x02, "IADDR", F::Addr),
-    (0x04, "PRIM", F::Prim),
-    (0x05, "BEZIER", F::Hex),
-    (0x06, "SPLINE", F::Hex),
-    (0x07, "BOUNDINGBOX", F::Count),
-    (0x08, "JUMP", F::Addr),
-    (0x09, "BJUMP", F::Addr),
-    (0x0A, "CALL", F::Addr),
-    (0x0B, "RET", F::None),
-    (0x0C, "END", F::Hex),
-    (0x0E, "SIGNAL", F::Hex),
-    (0x0F, "FINISH", F::Hex),
-    (0x10, "BASE", F::Hex),
-    (0x12, "VERTEXTYPE", F::Hex),
-    (0x13, "OFFSETADDR", F::Hex),
-    (0x14, "ORIGIN", F::None),
-    (0x15, "REGION1", F::Xy),
-    (0x16, "REGION2", F::Xy),
-    (0x17, "LIGHTINGENABLE", F::Enable),
-    (0x18, "LIGHTENABLE0", F::Enable),
-    (0x19, "LIGHTENABLE1", F::Enable),
-    (0x1A, "LIGHTENABLE2", F::Enable),
-    (0x1B, "LIGHTENABLE3", F::Enable),
-    (0x1C, "DEPTHCLAMPENABLE", F::Enable),
-    (0x1D, "CULLFACEENABLE", F::Enable),
-    (0x1E, "TEXTUREMAPENABLE", F::Enable),
-    (0x1F, "FOGENABLE", F::Enable),
-    (0x20, "DITHERENABLE", F::Enable),
-    (0x21, "ALPHABLENDENABLE", F::Enable),
-    (0x22, "ALPHATESTENABLE", F::Enable),
-    (0x23, "ZTESTENABLE", F::Enable),
-    (0x24, "STENCILTESTENABLE", F::Enable),
-    (0x25, "ANTIALIASENABLE", F::Enable),
-    (0x26, "PATCHCULLENABLE", F::Enable),
-    (0x27, "COLORTESTENABLE", F::Enable),
-    (0x28, "LOGICOPENABLE", F::Enable),
-    (0x2A, "BONEMATRIXNUMBER", F::MatrixIndex),
-    (0x2B, "BONEMATRIXDATA", F::Float),
-    (0x2C, "MORPHWEIGHT0", F::Float),
-    (0x2D, "MORPHWEIGHT1", F::Float),
-    (0x2E, "MORPHWEIGHT2", F::Float),
-    (0x2F, "MORPHWEIGHT3", F::Float),
-    (0x30, "MORPHWEIGHT4", F::Float),
-    (0x31, "MORPHWEIGHT5", F::Float),
-    (0x32, "MORPHWEIGHT6", F::Float),
-    (0x33, "MORPHWEIGHT7", F::Float),
-    (0x36, "PATCHDIVISION", F::Hex),
-    (0x37, "PATCHPRIMITIVE", F::Hex),
-    (0x38, "PATCHFACING", F::Enable),
-    (0x3A, "WORLDMATRIXNUMBER", F::MatrixIndex),
-    (0x3B, "WORLDMATRIXDATA", F::Float),
-    (0x3C, "VIEWMATRIXNUMBER", F::MatrixIndex),
-    (0x3D, "VIEWMATRIXDATA", F::Float),
-    (0x3E, "PROJMATRIXNUMBER", F::MatrixIndex),
-    (0x3F, "PROJMATRIXDATA", F::Float),
-    (0x40, "TGENMATRIXNUMBER", F::MatrixIndex),
-    (0x41, "TGENMATRIXDATA", F::Float),
-    (0x42, "VIEWPORTXSCALE", F::Float),
-    (0x43, "VIEWPORTYSCALE", F::Float),
-    (0x44, "VIEWPORTZSCALE", F::Float),
-    (0x45, "VIEWPORTXCENTER", F::Float),
-    (0x46, "VIEWPORTYCENTER", F::Float),
-    (0x47, "VIEWPORTZCENTER", F::Float),
-    (0x48, "TEXSCALEU", F::Float),
-    (0x49, "TEXSCALEV", F::Float),
-    (0x4A, "TEXOFFSETU", F::Float),
-    (0x4B, "TEXOFFSETV", F::Float),
-    (0x4C, "OFFSETX", F::Fixed4),
-    (0x4D, "OFFSETY", F::Fixed4),
-    (0x50, "SHADEMODE", F::Hex),
-    (0x51, "REVERSENORMAL", F::Enable),
-    (0x53, "MATERIALUPDATE", F::Hex),
-    (0x54, "MATERIALEMISSIVE", F::Rgb),
-    (0x55, "MATERIALAMBIENT", F::Rgb),
-    (0x56, "MATERIALDIFFUSE", F::Rgb),
-    (0x57, "MATERIALSPECULAR", F::Rgb),
-    (0x58, "MATERIALALPHA", F::Hex),
-    (0x5B, "MATERIALSPECULARCOEF", F::Float),
-    (0x5C, "AMBIENTCOLOR", F::Rgb),
-    (0x5D, "AMBIENTALPHA", F::Hex),
-    (0x5E, "LIGHTMODE", F::Hex),
-    (0x5F, "LIGHTTYPE0", F::Hex),
-    (0x60, "LIGHTTYPE1", F::Hex),
-    (0x61, "LIGHTTYPE2", F::Hex),
-    (0x62, "LIGHTTYPE3", F::Hex),
-    (0x63, "LX0", F::Float),
-    (0x64, "LY0", F::Float),
-    (0x65, "LZ0", F::Float),
-    (0x66, "LX1", F::Float),
-    (0x67, "LY1", F::Float),
-    (0x68, "LZ1", F::Float),
-    (0x69, "LX2", F::Float),
-    (0x6A, "LY2", F::Float),
-    (0x6B, "LZ2", F::Float),
-    (0x6C, "LX3", F::Float),
-    (0x6D, "LY3", F::Float),
-    (0x6E, "LZ3", F::Float),
-    (0x6F, "LDX0", F::Float),
-    (0x70, "LDY0", F::Float),
-    (0x71, "LDZ0", F::Float),
-    (0x72, "LDX1", F::Float),
-    (0x73, "LDY1", F::Float),
-    (0x74, "LDZ1", F::Float),
-    (0x75, "LDX2", F::Float),
-    (0x76, "LDY2", F::Float),
-    (0x77, "LDZ2", F::Float),
-    (0x78, "LDX3", F::Float),
-    (0x79, "LDY3", F::Float),
-    (0x7A, "LDZ3", F::Float),
-    (0x7B, "LKA0", F::Float),
-    (0x7C, "LKB0", F::Float),
-    (0x7D, "LKC0", F::Float),
-    (0x7E, "LKA1", F::Float),
-    (0x7F, "LKB1", F::Float),
-    (0x80, "LKC1", F::Float),
-    (0x81, "LKA2", F::Float),
-    (0x82, "LKB2", F::Float),
-    (0x83, "LKC2", F::Float),
-    (0x84, "LKA3", F::Float),
-    (0x85, "LKB3", F::Float),
-    (0x86, "LKC3", F::Float),
-    (0x87, "LKS0", F::Float),
-    (0x88, "LKS1", F::Float),
-    (0x89, "LKS2", F::Float),
-    (0x8A, "LKS3", F::Float),
-    (0x8B, "LKO0", F::Float),
-    (0x8C, "LKO1", F::Float),
-    (0x8D, "LKO2", F::Float),
-    (0x8E, "LKO3", F::Float),
-    (0x8F, "LAC0", F::Rgb),
-    (0x90, "LDC0", F::Rgb),
-    (0x91, "LSC0", F::Rgb),
-    (0x92, "LAC1", F::Rgb),
-    (0x93, "LDC1", F::Rgb),
-    (0x94, "LSC1", F::Rgb),
-    (0x95, "LAC2", F::Rgb),
-    (0x96, "LDC2", F::Rgb),
-    (0x97, "LSC2", F::Rgb),
-    (0x98, "LAC3", F::Rgb),
-    (0x99, "LDC3", F::Rgb),
-    (0x9A, "LSC3", F::Rgb),
-    (0x9B, "CULL", F::Hex),
-    (0x9C, "FRAMEBUFPTR", F::Hex),
-    (0x9D, "FRAMEBUFWIDTH", F::Hex),
-    (0x9E, "ZBUFPTR", F::Hex),
-    (0x9F, "ZBUFWIDTH", F::Hex),
-    (0xA0, "TEXADDR0", F::Hex),
-    (0xA1, "TEXADDR1", F::Hex),
-    (0xA2, "TEXADDR2", F::Hex),
-    (0xA3, "TEXADDR3", F::Hex),
-    (0xA4, "TEXADDR4", F::Hex),
-    (0xA5, "TEXADDR5", F::Hex),
-    (0xA6, "TEXADDR6", F::Hex),
-    (0xA7, "TEXADDR7", F::Hex),
-    (0xA8, "TEXBUFWIDTH0", F::Hex),
-    (0xA9, "TEXBUFWIDTH1", F::Hex),
-    (0xAA, "TEXBUFWIDTH2", F::Hex),
-    (0xAB, "TEXBUFWIDTH3", F::Hex),
-    (0xAC, "TEXBUFWIDTH4", F::Hex),
-    (0xAD, "TEXBUFWIDTH5", F::Hex),
-    (0xAE, "TEXBUFWIDTH6", F::Hex),
-    (0xAF, "TEXBUFWIDTH7", F::Hex),
-    (0xB0, "CLUTADDR", F::Hex),
-    (0xB1, "CLUTADDRUPPER", F::Hex),
-    (0xB2, "TRANSFERSRC", F::Hex),
-    (0xB3, "TRANSFERSRCW", F::Hex),
-    (0xB4, "TRANSFERDST", F::Hex),
-    (0xB5, "TRANSFERDSTW", F::Hex),
-    (0xB8, "TEXSIZE0", F::Hex),
-    (0xB9, "TEXSIZE1", F::Hex),
-    (0xBA, "TEXSIZE2", F::Hex),
-    (0xBB, "TEXSIZE3", F::Hex),
-    (0xBC, "TEXSIZE4", F::Hex),
-    (0xBD, "TEXSIZE5", F::Hex),
-    (0xBE, "TEXSIZE6", F::Hex),
-    (0xBF, "TEXSIZE7", F::Hex),
-    (0xC0, "TEXMAPMODE", F::Hex),
-    (0xC1, "TEXSHADELS", F::Hex),
-    (0xC2, "TEXMODE", F::Hex),
-    (0xC3, "TEXFORMAT", F::Hex),
-    (0xC4, "LOADCLUT", F::Hex),
-    (0xC5, "CLUTFORMAT", F::Hex),
-    (0xC6, "TEXFILTER", F::Hex),
-    (0xC7, "TEXWRAP", F::Hex),
-    (0xC8, "TEXLEVEL", F::Hex),
-    (0xC9, "TEXFUNC", F::Hex),
-    (0xCA, "TEXENVCOLOR", F::Rgb),
-    (0xCB, "TEXFLUSH", F::None),
-    (0xCC, "TEXSYNC", F::None),
-    (0xCD, "FOG1", F::Float),
-    (0xCE, "FOG2", F::Float),
-    (0xCF, "FOGCOLOR", F::Rgb),
-    (0xD0, "TEXLODSLOPE", F::Float),
-    (0xD2, "FRAMEBUFPIXFORMAT", F::Hex),
-    (0xD3, "CLEARMODE", F::Hex),
-    (0xD4, "SCISSOR1", F::Xy),
-    (0xD5, "SCISSOR2", F::Xy),
-    (0xD6, "MINZ", F::Count),
-    (0xD7, "MAXZ", F::Count),
-    (0xD8, "COLORTEST", F::Hex),
-    (0xD9, "COLORREF", F::Rgb),
-    (0xDA, "COLORTESTMASK", F::Rgb),
-    (0xDB, "ALPHATEST", F::Hex),
-    (0xDC, "STENCILTEST", F::Hex),
-    (0xDD, "STENCILOP", F::Hex),
-    (0xDE, "ZTEST", F::Hex),
-    (0xDF, "BLENDMODE", F::Hex),
-    (0xE0, "BLENDFIXEDA", F::Rgb),
-    (0xE1, "BLENDFIXEDB", F::Rgb),
-    (0xE2, "DITH0", F::Hex),
-    (0xE3, "DITH1", F::Hex),
-    (0xE4, "DITH2", F::Hex),
-    (0xE5, "DITH3", F::Hex),
-    (0xE6, "LOGICOP", F::Hex),
-    (0xE7, "ZWRITEDISABLE", F::Enable),
-    (0xE8, "MASKRGB", F::Rgb),
-    (0xE9, "MASKALPHA", F::Hex),
-    (0xEA, "TRANSFERSTART", F::Hex),
-    (0xEB, "TRANSFERSRCPOS", F::Xy),
-    (0xEC, "TRANSFERDSTPOS", F::Xy),
-    (0xEE, "TRANSFERSIZE", F::Xy),
-    (0xF0, "VSCX", F::Hex),
-    (0xF1, "VSCY", F::Hex),
-    (0xF2, "VSCZ", F::Hex),
-    (0xF3, "VTCS", F::Float),
-    (0xF4, "VTCT", F::Float),
-    (0xF5, "VTCQ", F::Float),
-    (0xF6, "VCV", F::Rgb),
-    (0xF7, "VAP", F::Hex),
-    (0xF8, "VFC", F::Hex),
-    (0xF9, "VSCV", F::Rgb),
-    (0xFF, "NOP_FF", F::None),
+/// (opcode, mnemonic, argument format, dirty group), one row per command; expanded into
+/// [`TABLE`] at compile time (unlisted numbers are UNKNOWN: a NOP).
+const NAMED: &[(u8, &str, ArgFormat, DirtyGroup)] = &[
+    (0x00, "NOP", F::None, D::Draw),
+    (0x01, "VADDR", F::Addr, D::Draw),
+    (0x02, "IADDR", F::Addr, D::Draw),
+    (0x04, "PRIM", F::Prim, D::Draw),
+    (0x05, "BEZIER", F::Hex, D::Draw),
+    (0x06, "SPLINE", F::Hex, D::Draw),
+    (0x07, "BOUNDINGBOX", F::Count, D::Draw),
+    (0x08, "JUMP", F::Addr, D::Draw),
+    (0x09, "BJUMP", F::Addr, D::Draw),
+    (0x0A, "CALL", F::Addr, D::Draw),
+    (0x0B, "RET", F::None, D::Draw),
+    (0x0C, "END", F::Hex, D::Draw),
+    (0x0E, "SIGNAL", F::Hex, D::Draw),
+    (0x0F, "FINISH", F::Hex, D::Draw),
+    (0x10, "BASE", F::Hex, D::Draw),
+    (0x12, "VERTEXTYPE", F::Hex, D::RasterThroughBit),
+    (0x13, "OFFSETADDR", F::Hex, D::Draw),
+    (0x14, "ORIGIN", F::None, D::Draw),
+    (0x15, "REGION1", F::Xy, D::Draw),
+    (0x16, "REGION2", F::Xy, D::Draw),
+    (0x17, "LIGHTINGENABLE", F::Enable, D::Draw),
+    (0x18, "LIGHTENABLE0", F::Enable, D::Draw),
+    (0x19, "LIGHTENABLE1", F::Enable, D::Draw),
+    (0x1A, "LIGHTENABLE2", F::Enable, D::Draw),
+    (0x1B, "LIGHTENABLE3", F::Enable, D::Draw),
+    (0x1C, "DEPTHCLAMPENABLE", F::Enable, D::Draw),
+    (0x1D, "CULLFACEENABLE", F::Enable, D::Draw),
+    (0x1E, "TEXTUREMAPENABLE", F::Enable, D::Raster),
+    (0x1F, "FOGENABLE", F::Enable, D::Raster),
+    (0x20, "DITHERENABLE", F::Enable, D::Raster),
+    (0x21, "ALPHABLENDENABLE", F::Enable, D::Raster),
+    (0x22, "ALPHATESTENABLE", F::Enable, D::Raster),
+    (0x23, "ZTESTENABLE", F::Enable, D::Raster),
+    (0x24, "STENCILTESTENABLE", F::Enable, D::Raster),
+    (0x25, "ANTIALIASENABLE", F::Enable, D::Raster),
+    (0x26, "PATCHCULLENABLE", F::Enable, D::Draw),
+    (0x27, "COLORTESTENABLE", F::Enable, D::Raster),
+    (0x28, "LOGICOPENABLE", F::Enable, D::Raster),
+    (0x2A, "BONEMATRIXNUMBER", F::MatrixIndex, D::Draw),
+    (0x2B, "BONEMATRIXDATA", F::Float, D::Draw),
+    (0x2C, "MORPHWEIGHT0", F::Float, D::Draw),
+    (0x2D, "MORPHWEIGHT1", F::Float, D::Draw),
+    (0x2E, "MORPHWEIGHT2", F::Float, D::Draw),
+    (0x2F, "MORPHWEIGHT3", F::Float, D::Draw),
+    (0x30, "MORPHWEIGHT4", F::Float, D::Draw),
+    (0x31, "MORPHWEIGHT5", F::Float, D::Draw),
+    (0x32, "MORPHWEIGHT6", F::Float, D::Draw),
+    (0x33, "MORPHWEIGHT7", F::Float, D::Draw),
+    (0x36, "PATCHDIVISION", F::Hex, D::Draw),
+    (0x37, "PATCHPRIMITIVE", F::Hex, D::Draw),
+    (0x38, "PATCHFACING", F::Enable, D::Draw),
+    (0x3A, "WORLDMATRIXNUMBER", F::MatrixIndex, D::Draw),
+    (0x3B, "WORLDMATRIXDATA", F::Float, D::Draw),
+    (0x3C, "VIEWMATRIXNUMBER", F::MatrixIndex, D::Draw),
+    (0x3D, "VIEWMATRIXDATA", F::Float, D::Draw),
+    (0x3E, "PROJMATRIXNUMBER", F::MatrixIndex, D::Draw),
+    (0x3F, "PROJMATRIXDATA", F::Float, D::Draw),
+    (0x40, "TGENMATRIXNUMBER", F::MatrixIndex, D::Draw),
+    (0x41, "TGENMATRIXDATA", F::Float, D::Draw),
+    (0x42, "VIEWPORTXSCALE", F::Float, D::Draw),
+    (0x43, "VIEWPORTYSCALE", F::Float, D::Draw),
+    (0x44, "VIEWPORTZSCALE", F::Float, D::Draw),
+    (0x45, "VIEWPORTXCENTER", F::Float, D::Draw),
+    (0x46, "VIEWPORTYCENTER", F::Float, D::Draw),
+    (0x47, "VIEWPORTZCENTER", F::Float, D::Draw),
+    (0x48, "TEXSCALEU", F::Float, D::Draw),
+    (0x49, "TEXSCALEV", F::Float, D::Draw),
+    (0x4A, "TEXOFFSETU", F::Float, D::Draw),
+    (0x4B, "TEXOFFSETV", F::Float, D::Draw),
+    (0x4C, "OFFSETX", F::Fixed4, D::Raster),
+    (0x4D, "OFFSETY", F::Fixed4, D::Raster),
+    (0x50, "SHADEMODE", F::Hex, D::Raster),
+    (0x51, "REVERSENORMAL", F::Enable, D::Draw),
+    (0x53, "MATERIALUPDATE", F::Hex, D::Draw),
+    (0x54, "MATERIALEMISSIVE", F::Rgb, D::Draw),
+    (0x55, "MATERIALAMBIENT", F::Rgb, D::Draw),
+    (0x56, "MATERIALDIFFUSE", F::Rgb, D::Draw),
+    (0x57, "MATERIALSPECULAR", F::Rgb, D::Draw),
+    (0x58, "MATERIALALPHA", F::Hex, D::Draw),
+    (0x5B, "MATERIALSPECULARCOEF", F::Float, D::Draw),
+    (0x5C, "AMBIENTCOLOR", F::Rgb, D::Draw),
+    (0x5D, "AMBIENTALPHA", F::Hex, D::Draw),
+    (0x5E, "LIGHTMODE", F::Hex, D::Draw),
+    (0x5F, "LIGHTTYPE0", F::Hex, D::Draw),
+    (0x60, "LIGHTTYPE1", F::Hex, D::Draw),
+    (0x61, "LIGHTTYPE2", F::Hex, D::Draw),
+    (0x62, "LIGHTTYPE3", F::Hex, D::Draw),
+    (0x63, "LX0", F::Float, D::Draw),
+    (0x64, "LY0", F::Float, D::Draw),
+    (0x65, "LZ0", F::Float, D::Draw),
+    (0x66, "LX1", F::Float, D::Draw),
+    (0x67, "LY1", F::Float, D::Draw),
+    (0x68, "LZ1", F::Float, D::Draw),
+    (0x69, "LX2", F::Float, D::Draw),
+    (0x6A, "LY2", F::Float, D::Draw),
+    (0x6B, "LZ2", F::Float, D::Draw),
+    (0x6C, "LX3", F::Float, D::Draw),
+    (0x6D, "LY3", F::Float, D::Draw),
+    (0x6E, "LZ3", F::Float, D::Draw),
+    (0x6F, "LDX0", F::Float, D::Draw),
+    (0x70, "LDY0", F::Float, D::Draw),
+    (0x71, "LDZ0", F::Float, D::Draw),
+    (0x72, "LDX1", F::Float, D::Draw),
+    (0x73, "LDY1", F::Float, D::Draw),
+    (0x74, "LDZ1", F::Float, D::Draw),
+    (0x75, "LDX2", F::Float, D::Draw),
+    (0x76, "LDY2", F::Float, D::Draw),
+    (0x77, "LDZ2", F::Float, D::Draw),
+    (0x78, "LDX3", F::Float, D::Draw),
+    (0x79, "LDY3", F::Float, D::Draw),
+    (0x7A, "LDZ3", F::Float, D::Draw),
+    (0x7B, "LKA0", F::Float, D::Draw),
+    (0x7C, "LKB0", F::Float, D::Draw),
+    (0x7D, "LKC0", F::Float, D::Draw),
+    (0x7E, "LKA1", F::Float, D::Draw),
+    (0x7F, "LKB1", F::Float, D::Draw),
+    (0x80, "LKC1", F::Float, D::Draw),
+    (0x81, "LKA2", F::Float, D::Draw),
+    (0x82, "LKB2", F::Float, D::Draw),
+    (0x83, "LKC2", F::Float, D::Draw),
+    (0x84, "LKA3", F::Float, D::Draw),
+    (0x85, "LKB3", F::Float, D::Draw),
+    (0x86, "LKC3", F::Float, D::Draw),
+    (0x87, "LKS0", F::Float, D::Draw),
+    (0x88, "LKS1", F::Float, D::Draw),
+    (0x89, "LKS2", F::Float, D::Draw),
+    (0x8A, "LKS3", F::Float, D::Draw),
+    (0x8B, "LKO0", F::Float, D::Draw),
+    (0x8C, "LKO1", F::Float, D::Draw),
+    (0x8D, "LKO2", F::Float, D::Draw),
+    (0x8E, "LKO3", F::Float, D::Draw),
+    (0x8F, "LAC0", F::Rgb, D::Draw),
+    (0x90, "LDC0", F::Rgb, D::Draw),
+    (0x91, "LSC0", F::Rgb, D::Draw),
+    (0x92, "LAC1", F::Rgb, D::Draw),
+    (0x93, "LDC1", F::Rgb, D::Draw),
+    (0x94, "LSC1", F::Rgb, D::Draw),
+    (0x95, "LAC2", F::Rgb, D::Draw),
+    (0x96, "LDC2", F::Rgb, D::Draw),
+    (0x97, "LSC2", F::Rgb, D::Draw),
+    (0x98, "LAC3", F::Rgb, D::Draw),
+    (0x99, "LDC3", F::Rgb, D::Draw),
+    (0x9A, "LSC3", F::Rgb, D::Draw),
+    (0x9B, "CULL", F::Hex, D::Draw),
+    (0x9C, "FRAMEBUFPTR", F::Hex, D::Target),
+    (0x9D, "FRAMEBUFWIDTH", F::Hex, D::TargetRaster),
+    (0x9E, "ZBUFPTR", F::Hex, D::Target),
+    (0x9F, "ZBUFWIDTH", F::Hex, D::TargetRaster),
+    (0xA0, "TEXADDR0", F::Hex, D::Raster),
+    (0xA1, "TEXADDR1", F::Hex, D::Raster),
+    (0xA2, "TEXADDR2", F::Hex, D::Raster),
+    (0xA3, "TEXADDR3", F::Hex, D::Raster),
+    (0xA4, "TEXADDR4", F::Hex, D::Raster),
+    (0xA5, "TEXADDR5", F::Hex, D::Raster),
+    (0xA6, "TEXADDR6", F::Hex, D::Raster),
+    (0xA7, "TEXADDR7", F::Hex, D::Raster),
+    (0xA8, "TEXBUFWIDTH0", F::Hex, D::Raster),
+    (0xA9, "TEXBUFWIDTH1", F::Hex, D::Raster),
+    (0xAA, "TEXBUFWIDTH2", F::Hex, D::Raster),
+    (0xAB, "TEXBUFWIDTH3", F::Hex, D::Raster),
+    (0xAC, "TEXBUFWIDTH4", F::Hex, D::Raster),
+    (0xAD, "TEXBUFWIDTH5", F::Hex, D::Raster),
+    (0xAE, "TEXBUFWIDTH6", F::Hex, D::Raster),
+    (0xAF, "TEXBUFWIDTH7", F::Hex, D::Raster),
+    (0xB0, "CLUTADDR", F::Hex, D::Draw),
+    (0xB1, "CLUTADDRUPPER", F::Hex, D::Draw),
+    (0xB2, "TRANSFERSRC", F::Hex, D::Draw),
+    (0xB3, "TRANSFERSRCW", F::Hex, D::Draw),
+    (0xB4, "TRANSFERDST", F::Hex, D::Draw),
+    (0xB5, "TRANSFERDSTW", F::Hex, D::Draw),
+    (0xB8, "TEXSIZE0", F::Hex, D::Raster),
+    (0xB9, "TEXSIZE1", F::Hex, D::Raster),
+    (0xBA, "TEXSIZE2", F::Hex, D::Raster),
+    (0xBB, "TEXSIZE3", F::Hex, D::Raster),
+    (0xBC, "TEXSIZE4", F::Hex, D::Raster),
+    (0xBD, "TEXSIZE5", F::Hex, D::Raster),
+    (0xBE, "TEXSIZE6", F::Hex, D::Raster),
+    (0xBF, "TEXSIZE7", F::Hex, D::Raster),
+    (0xC0, "TEXMAPMODE", F::Hex, D::Raster),
+    (0xC1, "TEXSHADELS", F::Hex, D::Draw),
+    (0xC2, "TEXMODE", F::Hex, D::Raster),
+    (0xC3, "TEXFORMAT", F::Hex, D::Raster),
+    (0xC4, "LOADCLUT", F::Hex, D::Draw),
+    (0xC5, "CLUTFORMAT", F::Hex, D::Raster),
+    (0xC6, "TEXFILTER", F::Hex, D::Raster),
+    (0xC7, "TEXWRAP", F::Hex, D::Raster),
+    (0xC8, "TEXLEVEL", F::Hex, D::Raster),
+    (0xC9, "TEXFUNC", F::Hex, D::Raster),
+    (0xCA, "TEXENVCOLOR", F::Rgb, D::Raster),
+    (0xCB, "TEXFLUSH", F::None, D::Draw),
+    (0xCC, "TEXSYNC", F::None, D::Draw),
+    (0xCD, "FOG1", F::Float, D::Draw),
+    (0xCE, "FOG2", F::Float, D::Draw),
+    (0xCF, "FOGCOLOR", F::Rgb, D::Raster),
+    (0xD0, "TEXLODSLOPE", F::Float, D::Raster),
+    (0xD2, "FRAMEBUFPIXFORMAT", F::Hex, D::TargetRaster),
+    (0xD3, "CLEARMODE", F::Hex, D::Raster),
+    (0xD4, "SCISSOR1", F::Xy, D::Draw),
+    (0xD5, "SCISSOR2", F::Xy, D::Draw),
+    (0xD6, "MINZ", F::Count, D::Raster),
+    (0xD7, "MAXZ", F::Count, D::Raster),
+    (0xD8, "COLORTEST", F::Hex, D::Raster),
+    (0xD9, "COLORREF", F::Rgb, D::Raster),
+    (0xDA, "COLORTESTMASK", F::Rgb, D::Raster),
+    (0xDB, "ALPHATEST", F::Hex, D::Raster),
+    (0xDC, "STENCILTEST", F::Hex, D::Raster),
+    (0xDD, "STENCILOP", F::Hex, D::Raster),
+    (0xDE, "ZTEST", F::Hex, D::Raster),
+    (0xDF, "BLENDMODE", F::Hex, D::Raster),
+    (0xE0, "BLENDFIXEDA", F::Rgb, D::Raster),
+    (0xE1, "BLENDFIXEDB", F::Rgb, D::Raster),
+    (0xE2, "DITH0", F::Hex, D::Raster),
+    (0xE3, "DITH1", F::Hex, D::Raster),
+    (0xE4, "DITH2", F::Hex, D::Raster),
+    (0xE5, "DITH3", F::Hex, D::Raster),
+    (0xE6, "LOGICOP", F::Hex, D::Raster),
+    (0xE7, "ZWRITEDISABLE", F::Enable, D::Raster),
+    (0xE8, "MASKRGB", F::Rgb, D::Raster),
+    (0xE9, "MASKALPHA", F::Hex, D::Raster),
+    (0xEA, "TRANSFERSTART", F::Hex, D::Draw),
+    (0xEB, "TRANSFERSRCPOS", F::Xy, D::Draw),
+    (0xEC, "TRANSFERDSTPOS", F::Xy, D::Draw),
+    (0xEE, "TRANSFERSIZE", F::Xy, D::Draw),
+    (0xF0, "VSCX", F::Hex, D::Draw),
+    (0xF1, "VSCY", F::Hex, D::Draw),
+    (0xF2, "VSCZ", F::Hex, D::Draw),
+    (0xF3, "VTCS", F::Float, D::Draw),
+    (0xF4, "VTCT", F::Float, D::Draw),
+    (0xF5, "VTCQ", F::Float, D::Draw),
+    (0xF6, "VCV", F::Rgb, D::Draw),
+    (0xF7, "VAP", F::Hex, D::Draw),
+    (0xF8, "VFC", F::Hex, D::Draw),
+    (0xF9, "VSCV", F::Rgb, D::Draw),
+    (0xFF, "NOP_FF", F::None, D::Draw),
 ];
 
 const fn build_table() -> [CmdInfo; 256] {
-    let mut t = [CmdInfo { op: 0, name: "UNKNOWN", fmt: F::Hex }; 256];
+    let mut t = [CmdInfo { op: 0, name: "UNKNOWN", fmt: F::Hex, dirty: D::Draw }; 256];
     let mut i = 0;
     while i < 256 {
         t[i].op = i as u8;
@@ -441,8 +479,8 @@ const fn build_table() -> [CmdInfo; 256] {
     }
     let mut k = 0;
     while k < NAMED.len() {
-        let (op, name, fmt) = NAMED[k];
-        t[op as usize] = CmdInfo { op, name, fmt };
+        let (op, name, fmt, dirty) = NAMED[k];
+        t[op as usize] = CmdInfo { op, name, fmt, dirty };
         k += 1;
     }
     t
@@ -513,6 +551,27 @@ impl std::fmt::Debug for Regs {
     }
 }
 
+/// CLEARMODE (0xD3) while on (bit 0): which buffers the clear-mode draws write
+/// (ge-reference.md §16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClearMode {
+    /// Bit 8: colour.
+    pub color: bool,
+    /// Bit 9: alpha / stencil.
+    pub stencil: bool,
+    /// Bit 10: depth.
+    pub depth: bool,
+}
+
+impl Regs {
+    /// Clear mode, when CLEARMODE is on.
+    #[inline]
+    pub fn clear_mode(&self) -> Option<ClearMode> {
+        let a = self.arg(op::CLEARMODE);
+        (a & 1 != 0).then_some(ClearMode { color: a & 0x100 != 0, stencil: a & 0x200 != 0, depth: a & 0x400 != 0 })
+    }
+}
+
 /// Disassemble one command word: `MNEMONIC args`.
 pub fn disassemble(word: u32) -> String {
     let (op, arg) = split(word);
@@ -547,6 +606,28 @@ mod tests {
         assert_eq!(name(op::MASKALPHA), "MASKALPHA");
         assert_eq!(name(0x03), "UNKNOWN");
         assert_eq!(by_name("vertextype"), Some(op::VERTEXTYPE));
+    }
+
+    /// The dirty groups of PPSSPP's `softgpuCmdInfo` that pixels depend on: the render
+    /// target moves only with the five buffer registers, VERTEXTYPE only restarts the
+    /// rasterizer state through bit 23, and a texture level register does.
+    #[test]
+    fn dirty_groups() {
+        let targets: Vec<&str> = TABLE.iter().filter(|c| c.dirty.target()).map(|c| c.name).collect();
+        assert_eq!(targets, ["FRAMEBUFPTR", "FRAMEBUFWIDTH", "ZBUFPTR", "ZBUFWIDTH", "FRAMEBUFPIXFORMAT"]);
+        assert!(!info(op::FRAMEBUFPTR).dirty.raster(!0) && info(op::FRAMEBUFWIDTH).dirty.raster(1));
+        let vt = info(op::VERTEXTYPE).dirty;
+        assert!(vt.raster(1 << 23) && !vt.raster(0x7F_FFFF));
+        assert!(info(op::TEXADDR0 + 7).dirty.raster(1) && !info(op::VADDR).dirty.raster(!0));
+    }
+
+    #[test]
+    fn clear_mode_fields() {
+        let mut r = Regs::default();
+        r.set(op::CLEARMODE, 0x700);
+        assert_eq!(r.clear_mode(), None, "bit 0 off");
+        r.set(op::CLEARMODE, 0x501);
+        assert_eq!(r.clear_mode(), Some(ClearMode { color: true, stencil: false, depth: true }));
     }
 
     #[test]

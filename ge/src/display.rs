@@ -299,6 +299,28 @@ pub fn diff_image(actual: &Image, reference: &Image) -> Image {
     out
 }
 
+/// Compare `img` with the golden image `dir/NAME.png`, or write it there when `bless`.
+/// On a mismatch (or a missing golden) `NAME.actual.png` and `NAME.diff.png` are written
+/// beside it and the error says so. Shared by the GE's and the scene builder's goldens.
+pub fn check_golden(dir: &Path, name: &str, img: &Image, bless: bool) -> Result<(), String> {
+    let path = dir.join(format!("{name}.png"));
+    if bless {
+        return img.save_png(&path).map_err(|e| format!("{name}: writing {}: {e}", path.display()));
+    }
+    let actual = dir.join(format!("{name}.actual.png"));
+    let Ok(golden) = Image::load(&path) else {
+        img.save_png(&actual).ok();
+        return Err(format!("{name}: no golden at {} (bless with PSPRENDER_BLESS=1)", path.display()));
+    };
+    if golden.rgba == img.rgba {
+        return Ok(());
+    }
+    img.save_png(&actual).ok();
+    let diff = dir.join(format!("{name}.diff.png"));
+    diff_image(img, &golden).save_png(&diff).ok();
+    Err(format!("{name}: differs from golden (MSE {:.4}); see {}", mse(img, &golden), diff.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -186,7 +186,7 @@ impl DrawContext {
         let decoded = vertex::decode_draw(mem, &layout, gs.vaddr, gs.iaddr, count, &params, &mut self.persist)?;
         // Texcoords are only read (and remembered) while texturing outside clear mode
         // [PP `TransformUnit::ReadVertex`].
-        if !gs.regs.enabled(op::TEXTUREMAPENABLE) || gs.regs.enabled(op::CLEARMODE) {
+        if !gs.regs.enabled(op::TEXTUREMAPENABLE) || gs.regs.clear_mode().is_some() {
             self.persist.uv = saved_uv;
         }
         gs.vaddr = decoded.vaddr;

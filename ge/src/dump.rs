@@ -27,6 +27,30 @@ pub use container::{MAX_COMMAND_BYTES, MAX_PUSHBUF_BYTES};
 pub use record::{init_payload, Recorder, RECORDER_GAME_ID};
 pub use replay::{replay, restore_init, PUSHBUF_ADDR};
 
+/// Replay `dump` on `ge` (fresh: zeroed memory) and capture the display it ends on
+/// (§6.6, §8.1): the one replay-to-image step the CLI, tests and benches share.
+pub fn replay_image(dump: &Dump, ge: &mut crate::Ge) -> Result<crate::display::Image, DumpError> {
+    let display = replay(dump, ge)?;
+    Ok(display.capture(&ge.mem))
+}
+
+/// Open the dump file at `path` (`.ppdmp`, or `.zip` holding one), replay it on a fresh GE
+/// of `model` with `threads` raster threads (0: rayon's global pool) and capture its
+/// display. Errors name the file.
+pub fn render_file(
+    path: impl AsRef<Path>,
+    model: crate::Model,
+    threads: usize,
+) -> Result<crate::display::Image, DumpError> {
+    let path = path.as_ref();
+    let dump = Dump::open(path)?;
+    let mut ge = crate::Ge::with_model(model);
+    if threads > 0 {
+        ge.set_threads(threads);
+    }
+    replay_image(&dump, &mut ge).map_err(|e| e.in_file(path))
+}
+
 /// Size of the INIT payload: 512 words (§3.2).
 pub const INIT_SIZE: u32 = 2048;
 /// Size of one command record in the command array (§2.5).

@@ -224,23 +224,15 @@ impl Ge {
         self.state.regs.set(cmd, arg);
         if prev != arg & 0x00FF_FFFF {
             self.draw.state_dirty = true;
-            if raster_state_register(cmd, prev ^ arg) {
+            let dirty = crate::cmd::info(cmd).dirty;
+            if dirty.raster(prev ^ arg) {
                 self.draw.raster_dirty = true;
             }
-            self.on_register_change(cmd);
+            if dirty.target() {
+                self.draw.flush(&mut self.mem);
+            }
         }
         Ok(())
-    }
-
-    /// Side effects of a register value change that the draw machinery must see
-    /// (framebuffer moves flush the bins).
-    fn on_register_change(&mut self, cmd: u8) {
-        match cmd {
-            op::FRAMEBUFPTR | op::FRAMEBUFWIDTH | op::ZBUFPTR | op::ZBUFWIDTH | op::FRAMEBUFPIXFORMAT => {
-                self.draw.flush(&mut self.mem)
-            }
-            _ => {}
-        }
     }
 
     /// LOADCLUT: copy `blocks` × 32 bytes (clamped to 1 KiB) from the CLUT address into
@@ -353,67 +345,6 @@ impl Ge {
             prev_word = word;
             pc = next;
         }
-    }
-}
-
-/// Registers whose change dirties PPSSPP's pixel, sampler or rasterizer state, starting a
-/// new rasterizer state at the next PRIM [PP `SoftGpu.cpp` softgpuCmdInfo PIXEL_*, SAMPLER_*,
-/// RAST_* flags; `Execute_VertexType` for the through-mode bit]. `diff`: changed bits.
-fn raster_state_register(cmd: u8, diff: u32) -> bool {
-    match cmd {
-        op::VERTEXTYPE => diff & (1 << 23) != 0,
-        c if (op::TEXADDR0..op::TEXADDR0 + 8).contains(&c)
-            || (op::TEXBUFWIDTH0..op::TEXBUFWIDTH0 + 8).contains(&c)
-            || (op::TEXSIZE0..op::TEXSIZE0 + 8).contains(&c)
-            || (op::DITH0..op::DITH0 + 4).contains(&c) =>
-        {
-            true
-        }
-        op::FRAMEBUFWIDTH
-        | op::FRAMEBUFPIXFORMAT
-        | op::ZBUFWIDTH
-        | op::FOGCOLOR
-        | op::CLEARMODE
-        | op::TEXTUREMAPENABLE
-        | op::FOGENABLE
-        | op::TEXMODE
-        | op::SHADEMODE
-        | op::TEXFUNC
-        | op::COLORTEST
-        | op::ALPHATESTENABLE
-        | op::COLORTESTENABLE
-        | op::COLORTESTMASK
-        | op::TEXFILTER
-        | op::TEXWRAP
-        | op::ALPHATEST
-        | op::COLORREF
-        | op::TEXENVCOLOR
-        | op::DITHERENABLE
-        | op::STENCILOP
-        | op::STENCILTEST
-        | op::STENCILTESTENABLE
-        | op::ALPHABLENDENABLE
-        | op::BLENDMODE
-        | op::BLENDFIXEDA
-        | op::BLENDFIXEDB
-        | op::MASKRGB
-        | op::MASKALPHA
-        | op::ZTEST
-        | op::ZTESTENABLE
-        | op::ZWRITEDISABLE
-        | op::LOGICOP
-        | op::LOGICOPENABLE
-        | op::TEXMAPMODE
-        | op::TEXFORMAT
-        | op::TEXLEVEL
-        | op::TEXLODSLOPE
-        | op::CLUTFORMAT
-        | op::ANTIALIASENABLE
-        | op::OFFSETX
-        | op::OFFSETY
-        | op::MINZ
-        | op::MAXZ => true,
-        _ => false,
     }
 }
 

@@ -26,6 +26,7 @@
 //! | [`dump`] | PPSSPP frame dumps (`.ppdmp`) and their replay |
 //! | [`display`] | display capture and PPSSPP's screenshot comparison |
 //! | [`list`] | a display-list assembler for tests, tools and scene builders |
+//! | [`scenes`] | small hand-written GE scenes (the GE's golden images) |
 //! | [`geom`], [`tile`] | data passed between stages; render bands |
 //!
 //! Exactness: two truths, one per [`Model`]. The hardware model follows real PSP hardware
@@ -51,6 +52,7 @@ pub mod pixel;
 pub mod ppsspp;
 pub mod raster;
 pub mod regs;
+pub mod scenes;
 pub mod state;
 pub mod texture;
 pub mod tile;

@@ -156,8 +156,8 @@ impl PixelState {
     /// (no depth-range test, no fog).
     pub fn decode(regs: &Regs, through: bool) -> PixelState {
         let fmt = FbFormat::from_bits(regs.arg(op::FRAMEBUFPIXFORMAT));
-        let clear = regs.enabled(op::CLEARMODE);
-        let cm = regs.arg(op::CLEARMODE);
+        let clear_mode = regs.clear_mode();
+        let clear = clear_mode.is_some();
 
         // [PP GPUState.h getDitherValue] 4-bit fields sign-extended; bits above 15 ignored.
         let dither = regs.enabled(op::DITHERENABLE).then(|| {
@@ -203,11 +203,11 @@ impl PixelState {
         };
 
         let writes_stencil;
-        if clear {
+        if let Some(cm) = clear_mode {
             // [PP ComputePixelFuncID clearMode branch; ge-reference §16]
-            st.clear_color = cm & 0x100 != 0;
-            st.clear_stencil = cm & 0x200 != 0;
-            st.clear_depth = cm & 0x400 != 0;
+            st.clear_color = cm.color;
+            st.clear_stencil = cm.stencil;
+            st.clear_depth = cm.depth;
             st.depth_write = st.clear_depth;
             writes_stencil = st.clear_stencil && fmt != FbFormat::Rgb565;
         } else {

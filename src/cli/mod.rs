@@ -47,7 +47,7 @@ pub fn render_dump_traced(path: &Path, model: ge::Model, trace: Option<(i32, i32
     let dump = Dump::open(path)?;
     let mut ge = ge::Ge::with_model(model);
     ge.draw.trace_pixel = trace;
-    let disp = dump::replay(&dump, &mut ge).map_err(|e| e.in_file(path))?;
+    let image = dump::replay_image(&dump, &mut ge).map_err(|e| e.in_file(path))?;
     tracing::info!(
         file = %path.display(),
         version = dump.version,
@@ -55,10 +55,9 @@ pub fn render_dump_traced(path: &Path, model: ge::Model, trace: Option<(i32, i32
         records = dump.records.len(),
         model = %model,
         pushbuf = dump.pushbuf.len(),
-        screen = ?disp,
         "replayed"
     );
-    Ok(disp.capture(&ge.mem))
+    Ok(image)
 }
 
 /// Load a reference image (PNG, or BMP as PPSSPP reads it).

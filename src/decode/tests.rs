@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::pmo::{Header, Joint, Skeleton, TextureInfo, FLAG_UNIFORM_DIFFUSE, NO_JOINT};
-use crate::scenes::vt;
+use ge::scenes::vt;
 
 fn sec(vtype: u32, prim: u32, vertices: Vec<u8>, size: u8, strips: Vec<u16>, joints: Option<[u8; 8]>) -> Section {
     assert_eq!(vertices.len() % usize::from(size), 0);

@@ -6,8 +6,8 @@
 //! both are visible; the GE rasterises 1-pixel lines and points.
 
 use crate::scene::camera::{Bounds, Camera};
+use crate::scene::ge_4x3;
 use crate::scene::Frame;
-use crate::scenes::ge_4x3;
 use ge::cmd::op;
 use ge::display::DisplayBuffer;
 use ge::list::ListBuilder;

@@ -83,8 +83,8 @@ impl DrawState {
             let uv_source = regs.field(op::TEXMAPMODE, 8, 2) == 1;
             !(q_zero_st && (q_zero_q || uv_source) && t[11] == 1.0)
         };
-        let depth_matters = if clear {
-            regs.arg(op::CLEARMODE) & (1 << 10) != 0
+        let depth_matters = if let Some(cm) = regs.clear_mode() {
+            cm.depth
         } else {
             regs.enabled(op::ZTESTENABLE) && (!regs.enabled(op::ZWRITEDISABLE) || regs.field(op::ZTEST, 0, 3) != 1)
         };

@@ -472,9 +472,9 @@ impl Recorder {
         let w = u64::from((regs.arg(op::SCISSOR2) & 0x3FF).min(regs.arg(op::REGION2) & 0x3FF)) + 1;
         let h = u64::from(((regs.arg(op::SCISSOR2) >> 10) & 0x3FF).min((regs.arg(op::REGION2) >> 10) & 0x3FF)) + 1;
         let extent = |bpp: u64, stride: u64| bpp * stride * h + if w > stride { bpp * (w - stride) } else { 0 };
-        let clear = regs.enabled(op::CLEARMODE);
-        let draw_z = !clear && !regs.enabled(op::ZWRITEDISABLE) && regs.enabled(op::ZTESTENABLE);
-        let clear_z = clear && regs.arg(op::CLEARMODE) & 0x400 != 0;
+        let clear = regs.clear_mode();
+        let draw_z = clear.is_none() && !regs.enabled(op::ZWRITEDISABLE) && regs.enabled(op::ZTESTENABLE);
+        let clear_z = clear.is_some_and(|c| c.depth);
         if draw_z || clear_z {
             let bytes = extent(2, u64::from(regs.arg(op::ZBUFWIDTH) & 0x7FC));
             self.mark(regs.arg(op::ZBUFPTR) & 0x1F_FFF0, bytes.min(u64::from(VRAM_SIZE)) as u32, Vram::Drawn);

@@ -39,7 +39,7 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
     const REPLACE: u32 = 2;
     const DECR: u32 = 5;
 
-    let clear = regs.enabled(op::CLEARMODE);
+    let clear_mode = regs.clear_mode();
     let mut color_test;
     let mut stencil_test;
     let depth_write;
@@ -50,11 +50,10 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
     let (mut sfail, mut zfail, mut zpass) = (0, 0, 0);
     let (mut blend, mut blend_eq, mut blend_src, mut blend_dst) = (false, 0, 0, 0);
     let (mut logic, mut fog, mut early_z) = (false, false, false);
-    if clear {
-        let cm = regs.arg(op::CLEARMODE);
-        color_test = cm & 0x100 != 0;
-        stencil_test = cm & 0x200 != 0 && !is565;
-        depth_write = cm & 0x400 != 0;
+    if let Some(cm) = clear_mode {
+        color_test = cm.color;
+        stencil_test = cm.stencil && !is565;
+        depth_write = cm.depth;
         depth_func = ALWAYS;
     } else {
         let ct_func = regs.arg(op::COLORTEST) & 3;
@@ -171,7 +170,7 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
     }
     let dither = regs.enabled(op::DITHERENABLE);
     let fields: [(u64, u32); 29] = [
-        (clear as u64, 1),
+        (clear_mode.is_some() as u64, 1),
         (color_test as u64, 1),
         (stencil_test as u64, 1),
         (depth_write as u64, 1),

@@ -154,7 +154,7 @@ impl BinQueue {
     /// true when PPSSPP would flush first to compile a function it has not seen.
     pub fn update_state(&mut self, regs: &Regs, through: bool) -> bool {
         let mut fresh = self.compiled.insert((0, pixel_func_key(regs, through)));
-        if regs.enabled(op::TEXTUREMAPENABLE) && !regs.enabled(op::CLEARMODE) {
+        if regs.enabled(op::TEXTUREMAPENABLE) && regs.clear_mode().is_none() {
             let s = sampler_key(regs) as u64;
             // GetLinearFunc and GetNearestFunc each compile their own variant.
             fresh |= self.compiled.insert((1, s | 1 << 40));

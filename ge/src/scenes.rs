@@ -1,7 +1,7 @@
 //! Small scenes written as raw GE command words and hand-encoded vertex bytes.
 //!
 //! They serve as golden images (one per primitive type and per vertex-format family; the
-//! built-in demo is a synthetic PMO model, `synth::demo_model`). Each scene is a function
+//! application's demo is a synthetic PMO model drawn by its scene builder). Each scene is a function
 //! that appends to a [`ListBuilder`] after [`ListBuilder::standard_setup`] and a clear; [`run`] runs it
 //! on a fresh GE and returns the 8888 framebuffer at VRAM 0.
 //!
@@ -9,10 +9,11 @@
 //! [-1, 1] map straight onto the 480x272 viewport (x_s = 240 + 240x, y_s = 136 - 136y)
 //! and z in (-1, 1) onto depth 65535..0.
 
-use ge::cmd::op;
-use ge::list::{Bytes, ListBuilder};
-use ge::regs::{IDENTITY_4X3, IDENTITY_4X4};
-use ge::Ge;
+use crate::cmd::op;
+use crate::exec::GeError;
+use crate::list::{Bytes, ListBuilder};
+use crate::regs::{IDENTITY_4X3, IDENTITY_4X4};
+use crate::{Ge, Model};
 
 /// VTYPE field helpers (ge-reference.md §2.1).
 pub mod vt {
@@ -468,15 +469,9 @@ pub fn build(scene: &Scene) -> ListBuilder {
 }
 
 /// Run a scene on a fresh GE of `model` with `threads` raster threads.
-pub fn run(scene: &Scene, threads: usize, model: ge::Model) -> anyhow::Result<Ge> {
+pub fn run(scene: &Scene, threads: usize, model: Model) -> Result<Ge, GeError> {
     let mut ge = Ge::with_model(model);
     ge.set_threads(threads);
     build(scene).run(&mut ge)?;
     Ok(ge)
-}
-
-/// GE element order of a 4x3 affine matrix (columns X, Y, Z, translation).
-pub fn ge_4x3(m: &glam::Mat4) -> [f32; 12] {
-    let c = m.to_cols_array();
-    [c[0], c[1], c[2], c[4], c[5], c[6], c[8], c[9], c[10], c[12], c[13], c[14]]
 }

@@ -5,7 +5,9 @@
 //!
 //! The corpora live beside the repository in `../shared` (or `$PSPRENDER_SHARED`); they
 //! are game and third-party data and never part of the repository. Without them these
-//! tests print a message and pass.
+//! tests print a message and pass (`common::corpus`).
+
+mod common;
 
 use ge::display::{mse, Image};
 use ge::Model;
@@ -13,14 +15,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn shared_dir() -> Option<PathBuf> {
-    psprender::shared::corpus("frametests").and_then(|p| p.parent().map(Path::to_path_buf))
+    common::corpus("frametests").and_then(|p| p.parent().map(Path::to_path_buf))
 }
 
 fn replay(path: &Path, model: Model) -> Image {
-    let dump = ge::dump::Dump::open(path).unwrap_or_else(|e| panic!("{e}"));
-    let mut g = ge::Ge::with_model(model);
-    let disp = ge::dump::replay(&dump, &mut g).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    disp.capture(&g.mem)
+    ge::dump::render_file(path, model, 0).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn load(reference: &Path) -> Image {
