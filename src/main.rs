@@ -37,6 +37,8 @@ enum Command {
     Render(cli::render::Args),
     /// Record what `render` draws as a version-6 PPSSPP frame dump.
     ExportDump(cli::export_dump::Args),
+    /// Export a BBS model or map, with its PAM animations, as glTF 2.0 (.glb or .gltf).
+    ExportGltf(cli::export_gltf::Args),
     /// List a BBS PAM's animations and channels, optionally evaluated at a frame.
     Pam(cli::pam::Args),
     /// List, evaluate and draw a PopCap PAM (PvZ2 PopAnim) through the GE model.
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Conformance(args) => cli::conformance::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::ExportDump(args) => cli::export_dump::run(args),
+        Command::ExportGltf(args) => cli::export_gltf::run(args),
         Command::Pam(args) => cli::pam::run(args),
         Command::Popcap(args) => cli::popcap::run(args),
         Command::Kh2(args) => cli::kh2::run(args),

@@ -68,15 +68,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     write_with(path, |w| w.write_all(bytes))
 }
 
-/// Write what `fill` produces to `path` atomically; on any error the target is untouched and
-/// the temporary file is removed.
-pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), OutputError> {
+/// A temporary file in the directory of `path` (created if missing), to be renamed over it.
+fn temp_for(path: &Path) -> Result<tempfile::NamedTempFile, OutputError> {
     if path.is_dir() {
         return Err(OutputError::IsDirectory { path: path.to_path_buf() });
     }
     let dir = parent_dir(path);
     create_dir(dir)?;
-    let werr = |cause| OutputError::Write { path: path.to_path_buf(), cause };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".psprender-tmp");
     #[cfg(unix)]
@@ -86,13 +84,38 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Res
         // default, 0600, would hide outputs from other users).
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
-    let mut tmp = builder.tempfile_in(dir).map_err(werr)?;
+    builder.tempfile_in(dir).map_err(|cause| OutputError::Write { path: path.to_path_buf(), cause })
+}
+
+/// Write what `fill` produces to `path` atomically; on any error the target is untouched and
+/// the temporary file is removed.
+pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), OutputError> {
+    let werr = |cause| OutputError::Write { path: path.to_path_buf(), cause };
+    let mut tmp = temp_for(path)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
         fill(&mut w).map_err(werr)?;
         w.flush().map_err(werr)?;
     }
     tmp.persist(path).map_err(|e| werr(e.error))?;
+    Ok(())
+}
+
+/// Write several files as one: every file goes to a temporary file in its directory first,
+/// and only when all of them are complete are they renamed over their targets; on an error
+/// before that point nothing is written (a `.gltf` never points at a `.bin` that is missing).
+pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), OutputError> {
+    let mut temps = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let werr = |cause| OutputError::Write { path: path.to_path_buf(), cause };
+        let mut tmp = temp_for(path)?;
+        tmp.as_file_mut().write_all(bytes).map_err(werr)?;
+        tmp.as_file_mut().flush().map_err(werr)?;
+        temps.push((tmp, path));
+    }
+    for (tmp, path) in temps {
+        tmp.persist(path).map_err(|e| OutputError::Write { path: path.to_path_buf(), cause: e.error })?;
+    }
     Ok(())
 }
 
@@ -152,6 +175,21 @@ mod tests {
         assert!(e.to_string().contains("keep.txt") && e.to_string().contains("disk full"), "{e}");
         assert_eq!(std::fs::read(&path).unwrap(), b"good");
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn write_all_writes_every_file_or_none() {
+        let root = tempfile::tempdir().unwrap();
+        let a = root.path().join("m/a.gltf");
+        let b = root.path().join("m/a.bin");
+        write_all(&[(a.clone(), b"json".to_vec()), (b.clone(), b"bin".to_vec())]).unwrap();
+        assert_eq!((std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()), (b"json".to_vec(), b"bin".to_vec()));
+        // The second target is a folder: the first file keeps its old bytes, no temporaries stay.
+        std::fs::create_dir(root.path().join("m/dir")).unwrap();
+        let e = write_all(&[(a.clone(), b"new".to_vec()), (root.path().join("m/dir"), b"x".to_vec())]).unwrap_err();
+        assert!(matches!(e, OutputError::IsDirectory { .. }), "{e}");
+        assert_eq!(std::fs::read(&a).unwrap(), b"json");
+        assert_eq!(std::fs::read_dir(root.path().join("m")).unwrap().count(), 3);
     }
 
     #[test]

@@ -80,6 +80,7 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
     ("decode", &["decode"], &[]),
     ("render", &["render"], &["-o", "out/r.png"]),
     ("export-dump", &["export-dump"], &["-o", "out/d.ppdmp"]),
+    ("export-gltf", &["export-gltf"], &["-o", "out/g.gltf"]),
     ("view", &["view"], &[]),
     ("pam", &["pam"], &[]),
     ("replay", &["replay"], &["-o", "out/p.png"]),
@@ -92,7 +93,7 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
 fn inputs(cmd: &str) -> (&'static str, &'static str, &'static str) {
     // (good input, wrong-format input, truncated input)
     match cmd {
-        "decode" | "render" | "export-dump" | "view" => ("model.pmo", "anim.pam", "model.cut.pmo"),
+        "decode" | "render" | "export-dump" | "export-gltf" | "view" => ("model.pmo", "anim.pam", "model.cut.pmo"),
         "pam" => ("anim.pam", "model.pmo", "anim.cut.pam"),
         "replay" | "disasm" => ("dumps/scene.ppdmp", "model.pmo", "scene.cut.ppdmp"),
         _ => ("dumps", "notes.txt", "scene.cut.ppdmp"),
@@ -129,6 +130,8 @@ fn outputs_create_folders_and_unwritable_places_fail_first() {
         (&["render", "model.pmo", "-o", "OUT"], "a.png"),
         (&["render", "model.pmo", "--pam", "anim.pam", "--frames", "2..3", "-o", "OUT"], "f_%02d.png"),
         (&["export-dump", "model.pmo", "-o", "OUT"], "a.ppdmp"),
+        (&["export-gltf", "model.pmo", "--pam", "anim.pam", "-o", "OUT"], "a.glb"),
+        (&["export-gltf", "model.pmo", "-o", "OUT"], "a.gltf"),
         (&["replay", "dumps/scene.ppdmp", "-o", "OUT"], "a.png"),
         (&["replay", "dumps/scene.ppdmp", "--compare", "dumps/scene.hardware.png", "--diff", "OUT"], "a.png"),
         (&["frametests", "dumps", "-o", "OUT"], ""),
@@ -169,6 +172,7 @@ fn numeric_flags_are_checked() {
     let replay: &[&str] = &["replay", "dumps/scene.ppdmp", "--compare", "dumps/scene.hardware.png"];
     let frametests: &[&str] = &["frametests", "dumps"];
     let view: &[&str] = &["view", "model.pmo"];
+    let gltf: &[&str] = &["export-gltf", "model.pmo", "--pam", "anim.pam", "-o", "n.glb"];
     let weird = ["NaN", "inf", "-inf", "-5", "0", "1e9"];
     // Per flag: which of `weird` are accepted.
     let table: &[(&[&str], &str, [bool; 6])] = &[
@@ -186,6 +190,8 @@ fn numeric_flags_are_checked() {
         (frametests, "--max-mse", [false, false, false, false, true, true]),
         (frametests, "--threads", [false, false, false, false, false, false]),
         (view, "--scale", [false, false, false, false, false, false]),
+        (gltf, "--threads", [false, false, false, false, false, false]),
+        (gltf, "--rotation-samples", [false, false, false, false, false, false]),
     ];
     for (base, flag, accepted) in table {
         for (v, ok) in weird.iter().zip(accepted) {
@@ -225,7 +231,11 @@ fn selections_out_of_range_list_the_valid_ones() {
     let o = run(d, &["render", "model.pmo", "--section", "99", "-o", "s.png"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(String::from_utf8_lossy(&o.stderr).contains("list 0 has"), "{}", text(&o));
-    for cmd in [&["pam", "anim.pam", "--anim", "7"][..], &["render", "model.pmo", "--pam", "anim.pam", "--anim", "7"]] {
+    for cmd in [
+        &["pam", "anim.pam", "--anim", "7"][..],
+        &["render", "model.pmo", "--pam", "anim.pam", "--anim", "7"],
+        &["export-gltf", "model.pmo", "--pam", "anim.pam", "--anim", "7", "-o", "x.glb"],
+    ] {
         let o = run(d, cmd);
         check_error(&o, "anim.pam", &format!("{cmd:?}"));
         assert!(String::from_utf8_lossy(&o.stderr).contains("0 (\"sway\")"), "{cmd:?}: {}", text(&o));
@@ -309,7 +319,7 @@ fn help_texts_share_one_convention() {
             }
         }
         // Commands that write files name them with -o/--output.
-        if ["demo", "render", "export-dump", "replay", "frametests"].contains(&cmd) {
+        if ["demo", "render", "export-dump", "export-gltf", "replay", "frametests"].contains(&cmd) {
             assert!(f.iter().any(|(s, _)| s.starts_with("-o, --output")), "{cmd} has no -o/--output");
         }
         // Frame flags explain the loop rule.
@@ -320,4 +330,30 @@ fn help_texts_share_one_convention() {
     // The viewer's keys are in the short help too.
     let o = run(d.path(), &["view", "-h"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("Space play/pause"), "{}", text(&o));
+}
+
+/// `export-gltf` writes its .gltf, .bin and PNGs all together or not at all, and names the
+/// containers it can write.
+#[test]
+fn gltf_export_writes_everything_or_nothing() {
+    let f = Fixture::new();
+    let d = f.path();
+    let o = run(d, &["export-gltf", "model.pmo", "--pam", "anim.pam", "-o", "set/m.gltf"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut names: Vec<String> = std::fs::read_dir(d.join("set"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 3 && names.contains(&"m.gltf".into()) && names.contains(&"m.bin".into()), "{names:?}");
+    assert!(names.iter().any(|n| n.ends_with(".png")), "{names:?}");
+    // A truncated PAM fails after the model was read: nothing appears.
+    let o = run(d, &["export-gltf", "model.pmo", "--pam", "anim.cut.pam", "-o", "none/m.gltf"]);
+    check_error(&o, "anim.cut.pam", "export-gltf with a truncated PAM");
+    let left: Vec<_> =
+        std::fs::read_dir(d.join("none")).map(|r| r.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+    let o = run(d, &["export-gltf", "model.pmo", "-o", "m.obj"]);
+    check_error(&o, "m.obj", "export-gltf -o m.obj");
+    assert!(String::from_utf8_lossy(&o.stderr).contains(".glb or .gltf"), "{}", text(&o));
 }

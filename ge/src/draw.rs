@@ -296,6 +296,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         RasterSetup::new(st.scissor, !st.through, st.texture.is_some()).with_band(tile.y0, tile.y0 + tile.rows - 1);
     setup.flat_shading = st.flat;
     setup.antialias_lines = st.antialias;
+    setup.line = st.line;
     setup.triangle = st.triangle;
     setup.rectangle = st.rectangle;
     if let Some((x, y)) = st.trace {

@@ -10,12 +10,13 @@
 //! A GE has one model for its lifetime ([`crate::Ge::with_model`]). Where the two differ
 //! inside a stage, the stage takes a typed rule that the draw path picks from the model
 //! once per draw ([`Model::rsqrt_rule`], [`Model::sampler_rule`], [`Model::triangle_rule`],
-//! [`Model::rectangle_rule`], [`Model::screen_snap`]).
+//! [`Model::rectangle_rule`], [`Model::screen_snap`], [`Model::line_rule`], [`Model::tessellation_rule`]).
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::raster::{RectangleRule, TriangleRule};
+use crate::patch::TessellationRule;
+use crate::raster::{LineRule, RectangleRule, TriangleRule};
 use crate::texture::SamplerRule;
 use crate::transform::{RsqrtRule, ScreenSnap};
 
@@ -77,6 +78,22 @@ impl Model {
         match self {
             Model::Hardware => SamplerRule::Hardware,
             Model::Ppsspp => SamplerRule::PpssppJit,
+        }
+    }
+
+    /// Which pixels a line lights.
+    pub fn line_rule(self) -> LineRule {
+        match self {
+            Model::Hardware => LineRule::PixelCentres,
+            Model::Ppsspp => LineRule::PpssppDda,
+        }
+    }
+
+    /// Spline knots and tessellated colour rounding of BEZIER/SPLINE.
+    pub fn tessellation_rule(self) -> TessellationRule {
+        match self {
+            Model::Hardware => TessellationRule::Hardware,
+            Model::Ppsspp => TessellationRule::Ppsspp,
         }
     }
 }

@@ -1,9 +1,14 @@
 //! Curved surfaces: BEZIER (0x05) and SPLINE (0x06) tessellation.
 //!
 //! The GE turns a grid of control points into a mesh and draws it as PATCHPRIMITIVE.
-//! This module reproduces PPSSPP's software tessellator (the reference for our
-//! conformance scenes; its output differs visibly from the hardware screenshots,
-//! ge-reference.md §17.2):
+//! [`TessellationRule::Ppsspp`] reproduces PPSSPP's software tessellator (the reference
+//! for the synthetic conformance scenes); [`TessellationRule::Hardware`] differs from it in
+//! two measured ways: spline knots are the textbook clamped/uniform B-spline (PPSSPP's
+//! divisors bend 4-point open splines away from the Bézier the PSP draws), and evaluated
+//! colours are rounded up [HW primitives-spline: PPSSPP's MSE 161.7 → 0.0013 with both
+//! rules and the hardware raster rule; primitives-bezier 21.6 → 0.00004, coverage exact,
+//! the remaining pixels off by one colour step]. guess: the PSP's other arithmetic
+//! (positions, texcoords, normals) is modelled by PPSSPP's float evaluation.
 //!
 //! * [`PatchParams::decode`] reads the draw command and the PATCH* registers once.
 //! * [`tessellate`] evaluates the surface on a grid of `PATCHDIVISION` steps per patch and
@@ -35,7 +40,7 @@ mod basis;
 #[cfg(test)]
 mod tests;
 
-pub use basis::{bezier_weights, normalized_approx, spline_weights, Weight};
+pub use basis::{bezier_weights, normalized_approx, spline_weights, spline_weights_exact, Weight};
 
 use crate::cmd::op;
 use crate::geom::{ColorFormat, PrimType, Vertex, VertexType};
@@ -53,6 +58,57 @@ pub enum PatchKind {
         u_edge: u8,
         v_edge: u8,
     },
+}
+
+/// How the surface is evaluated: the PSP's rules or PPSSPP's tessellator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TessellationRule {
+    /// The PSP: textbook B-spline knots ([`spline_weights_exact`]) and colours rounded up
+    /// ([`TessellationRule::color`]).
+    #[default]
+    Hardware,
+    /// PPSSPP's `SplineCommon.cpp`: its knot divisors, colours in 0..1 rounded half to even.
+    Ppsspp,
+}
+
+impl TessellationRule {
+    /// A control colour channel as the evaluator weighs it: the byte itself (Hardware) or
+    /// `c · (1/255)` [PP `Vec4<float>::FromRGBA`].
+    fn unit(self, c: u8) -> f32 {
+        match self {
+            TessellationRule::Hardware => f32::from(c),
+            TessellationRule::Ppsspp => u8_to_unit(c),
+        }
+    }
+
+    /// An evaluated colour channel back to a byte. Hardware: rounded up, `⌈Σ wᵢ·cᵢ⌉`
+    /// clamped to 0..=255 (a weight of exactly 1 returns the control byte untouched)
+    /// [HW primitives-bezier points patch: green 0, 255, 255, 255 down the control rows
+    /// reads 148, 224, 252 at v = ¼, ½, ¾, where the exact values are 147.4, 223.1, 251.0;
+    /// inds16 patch: control rows 0, 0, 119, 119 need the v = ¼ vertex at 19 (exact 18.6)
+    /// and rows 255, 255, 119, 119 need 234 (exact 233.75) for the Gouraud rows between
+    /// them to match; rounding to nearest leaves 3 619 pixels of primitives-bezier off by
+    /// one, rounding up 15]. PPSSPP: [`unit_to_u8`].
+    fn color(self, x: f32) -> u8 {
+        match self {
+            TessellationRule::Hardware => {
+                let v = x.ceil();
+                if v.is_nan() {
+                    0
+                } else {
+                    v.clamp(0.0, 255.0) as u8
+                }
+            }
+            TessellationRule::Ppsspp => unit_to_u8(x),
+        }
+    }
+
+    fn spline_weights(self, tess: u32, count: u32, edge: u8) -> Vec<Weight> {
+        match self {
+            TessellationRule::Hardware => basis::spline_weights_exact(tess, count, edge),
+            TessellationRule::Ppsspp => basis::spline_weights(tess, count, edge),
+        }
+    }
 }
 
 /// One BEZIER/SPLINE draw, decoded from its command and the PATCH* registers.
@@ -82,6 +138,8 @@ pub struct PatchParams {
     /// For an indexed draw, the largest control-point index; `None` when unindexed.
     /// Only used to reproduce PPSSPP's scratch-memory limit ([`ppsspp_scratch_fits`]).
     pub max_index: Option<u32>,
+    /// The model's evaluation arithmetic (PPSSPP's unless the caller picks another).
+    pub rule: TessellationRule,
     /// How the tessellated normals are normalised (decided by the model).
     pub rsqrt: RsqrtRule,
 }
@@ -107,6 +165,7 @@ impl PatchParams {
             has_color: vtype.color != ColorFormat::None,
             has_normal: vtype.has_normal() || regs.enabled(op::LIGHTINGENABLE),
             max_index: None,
+            rule: TessellationRule::Ppsspp,
             rsqrt: RsqrtRule::Exact,
         }
     }
@@ -354,15 +413,18 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
     let (wu, wv) = match params.kind {
         PatchKind::Bezier => (basis::bezier_weights(s.tess_u as u32), basis::bezier_weights(s.tess_v as u32)),
         PatchKind::Spline { u_edge, v_edge } => (
-            basis::spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
-            basis::spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
+            params.rule.spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
+            params.rule.spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
         ),
     };
 
     let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
     let tex: Vec<[f32; 2]> = if params.has_texcoord { control.iter().map(|v| v.uv).collect() } else { Vec::new() };
-    let col: Vec<[f32; 4]> =
-        if params.has_color { control.iter().map(|v| v.color.map(u8_to_unit)).collect() } else { Vec::new() };
+    let col: Vec<[f32; 4]> = if params.has_color {
+        control.iter().map(|v| v.color.map(|c| params.rule.unit(c))).collect()
+    } else {
+        Vec::new()
+    };
     let default_color = control.first().map_or([0; 4], |v| v.color);
 
     let mut out = vec![Vertex::default(); s.vertex_count()];
@@ -390,8 +452,11 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
                         continue;
                     };
                     vert.pos = sample(&u_pos, &w_v.basis);
-                    vert.color =
-                        if params.has_color { sample(&u_col, &w_v.basis).map(unit_to_u8) } else { default_color };
+                    vert.color = if params.has_color {
+                        sample(&u_col, &w_v.basis).map(|x| params.rule.color(x))
+                    } else {
+                        default_color
+                    };
                     vert.uv = if params.has_texcoord {
                         sample(&u_tex, &w_v.basis)
                     } else {

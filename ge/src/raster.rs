@@ -49,7 +49,7 @@ pub use detect::{
     detect_rect_from_fan, detect_rect_from_pair, detect_rect_from_strip, detect_rect_through_slices, AsmVertex,
     DetectState,
 };
-pub use line::line;
+pub use line::{line, LineRule};
 pub use rect::{
     clear_rectangle, rect_to_triangles, rectangle, rectangle_exact, split_rect_fog, sprite, sprite_fast_path,
     SpriteFastPathState,
@@ -120,6 +120,8 @@ pub struct RasterSetup {
     /// ANTIALIASENABLE for lines: PPSSPP forces alpha 0x7F and derives s, t from the pixel
     /// position [PP `DrawLine`].
     pub antialias_lines: bool,
+    /// Which pixels a line lights and how it interpolates (the model's rule).
+    pub line: LineRule,
     /// The triangle arithmetic of the model being rendered ([`TriangleRule`]).
     pub triangle: TriangleRule,
     /// The rectangle arithmetic of the model being rendered ([`RectangleRule`]).
@@ -128,9 +130,11 @@ pub struct RasterSetup {
 
 impl RasterSetup {
     /// Setup with no band restriction, Gouraud shading, antialiasing off and PPSSPP's
-    /// triangle arithmetic ([`TriangleRule::PPSSPP`]; see [`RasterSetup::triangle`]).
+    /// triangle arithmetic and line rule ([`TriangleRule::PPSSPP`], [`LineRule::PpssppDda`];
+    /// see [`RasterSetup::triangle`], [`RasterSetup::with_line`]).
     pub fn new(clip: ClipRect, perspective: bool, textured: bool) -> RasterSetup {
         RasterSetup {
+            line: LineRule::PpssppDda,
             clip,
             band_y0: i32::MIN,
             band_y1: i32::MAX,
@@ -141,6 +145,11 @@ impl RasterSetup {
             triangle: TriangleRule::PPSSPP,
             rectangle: RectangleRule::Ppsspp,
         }
+    }
+
+    /// The same setup with line rule `line`.
+    pub fn with_line(self, line: LineRule) -> RasterSetup {
+        RasterSetup { line, ..self }
     }
 
     /// The same setup restricted to rows `y0..=y1`.
@@ -245,6 +254,16 @@ fn depth_u16(z: i32) -> u16 {
 #[inline]
 fn vertex_depth(z: f32) -> u16 {
     z as u16
+}
+
+/// `floor(num / den)` for `den > 0` (0 otherwise): an exact ratio truncated.
+#[inline]
+fn floor_div(num: i64, den: i64) -> i64 {
+    if den > 0 {
+        num.div_euclid(den)
+    } else {
+        0
+    }
 }
 
 #[inline]

@@ -167,16 +167,23 @@ fn hardware_model_never_worse_than_ppsspp() {
     assert!(failures.is_empty(), "{failures:?}");
 }
 
-/// Per-screenshot ceilings for the hardware model where its triangle rule (pixel-centre
-/// sampling, truncated colours, 16-bit perspective reciprocal: `ge::raster::TriangleRule`)
-/// and its vertex snap (float24 cut, rounded up: `ge::transform::ScreenSnap`) beat PPSSPP. Each ceiling is the MSE measured when the rule landed, rounded up, far
-/// below PPSSPP's own (in the comment), so a regression of the rule fails here.
+/// Per-screenshot ceilings for the hardware model where its rules beat PPSSPP: the
+/// triangle rule (pixel-centre sampling, truncated colours, 16-bit perspective reciprocal:
+/// `ge::raster::TriangleRule`), the vertex snap (float24 cut, rounded up:
+/// `ge::transform::ScreenSnap`), the line rule (`ge::raster::LineRule`) and the
+/// tessellation rule (`ge::patch::TessellationRule`). Each ceiling is the MSE measured
+/// when the rule landed, rounded up, far below PPSSPP's own (in the comment), so a
+/// regression of a rule fails here.
 #[test]
-fn hardware_triangle_rule_screenshots() {
+fn hardware_rule_screenshot_ceilings() {
     let Some(dir) = shared_dir() else { return };
     let hw = dir.join("conformance/hardware");
     let ceilings = [
         ("primitives-continue", 0.0),        // PPSSPP 13.2812
+        ("primitives-lines", 0.0),           // PPSSPP 0.1660
+        ("primitives-linestrip", 0.0),       // PPSSPP 0.1660
+        ("primitives-bezier", 0.0111),       // PPSSPP 21.5965
+        ("primitives-spline", 0.0123),       // PPSSPP 161.6611
         ("texmtx-source", 0.0001),           // PPSSPP 0.0199
         ("texmtx-normals", 0.001),           // PPSSPP 0.0087
         ("texmtx-prims", 1.5),               // PPSSPP 9.4914

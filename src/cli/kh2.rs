@@ -134,13 +134,13 @@ struct JointReport {
 }
 
 /// A decoded input: its BAR (if any) with placements, and its motions by entry index.
-struct Input {
-    bar: Option<(Bar, Vec<Placement>)>,
-    motions: Vec<(usize, Motion)>,
+pub(crate) struct Input {
+    pub(crate) bar: Option<(Bar, Vec<Placement>)>,
+    pub(crate) motions: Vec<(usize, Motion)>,
     triggers: Vec<(usize, Triggers)>,
 }
 
-fn load(path: &Path) -> anyhow::Result<Input> {
+pub(crate) fn load(path: &Path) -> anyhow::Result<Input> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).with_context(|| format!("reading {name}"))?;
     if !Bar::is_bar(&bytes) {
@@ -173,7 +173,7 @@ fn load(path: &Path) -> anyhow::Result<Input> {
     Ok(Input { bar: Some((bar, places)), motions, triggers })
 }
 
-fn load_skeleton(path: &Path) -> anyhow::Result<Skeleton> {
+pub(crate) fn load_skeleton(path: &Path) -> anyhow::Result<Skeleton> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).with_context(|| format!("reading {name}"))?;
     if Bar::is_bar(&bytes) {

@@ -6,6 +6,7 @@ pub mod decode;
 pub mod demo;
 pub mod disasm;
 pub mod export_dump;
+pub mod export_gltf;
 pub mod frametests;
 pub mod kh2;
 pub mod pam;

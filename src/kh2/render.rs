@@ -95,7 +95,10 @@ pub fn build_frame(globals: &[Mat4], parents: &[i32], bones: usize, camera: &Cam
         vertex(&mut points, style.joint, p);
     }
     if !pos.is_empty() {
-        l.cmd(op::VERTEXTYPE, vtype).vertices(&points).prim(0, pos.len() as u32);
+        // Joints skip the depth test: under the PSP's line rule a bone's last pixel can be
+        // the joint's own pixel, a little nearer than the joint [HW primitives-lines,
+        // ge raster/line.rs], and would hide it.
+        l.cmd(op::ZTEST, 1).cmd(op::VERTEXTYPE, vtype).vertices(&points).prim(0, pos.len() as u32);
     }
     l.finish();
     Frame { list: l, display: DisplayBuffer { addr: 0x0400_0000, stride: 512, format: 3 }, camera: *camera }

@@ -39,6 +39,8 @@ pub struct DrawState {
     /// Depth write on or a depth test other than ALWAYS (rectangle detection).
     pub depth_matters: bool,
     pub antialias: bool,
+    /// The model's line rule.
+    pub line: raster::LineRule,
     /// The model's triangle arithmetic (sample point, colour rounding, perspective divide).
     pub triangle: raster::TriangleRule,
     /// The model's rectangle arithmetic (coverage, texture coordinates, corners).
@@ -99,6 +101,7 @@ impl DrawState {
             fog: !through && !clear && regs.enabled(op::FOGENABLE),
             depth_matters,
             antialias: regs.enabled(op::ANTIALIASENABLE),
+            line: model.line_rule(),
             triangle: model.triangle_rule(),
             rectangle: model.rectangle_rule(),
             texture,

@@ -41,6 +41,7 @@ impl DrawContext {
         let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
         let mut params = PatchParams::decode(&gs.regs, cmd, arg, &vtype);
         params.rsqrt = self.model.rsqrt_rule();
+        params.rule = self.model.tessellation_rule();
         let count = params.control_count();
         let layout = VertexLayout::new(vtype.raw);
         let dp = gs.decode_params();

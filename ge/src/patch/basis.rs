@@ -146,3 +146,62 @@ pub fn unit_to_u8(x: f32) -> u8 {
 pub fn u8_to_unit(c: u8) -> f32 {
     f32::from(c) * (1.0f32 / 255.0)
 }
+
+/// Cubic B-spline weights as the PSP evaluates them ([`super::TessellationRule::Hardware`]):
+/// the textbook basis over the knot vector `tᵢ = i − 3` (`i = 0..count + 4`), whose
+/// first four knots collapse to 0 when the first edge is open (bit 0) and whose last four
+/// collapse to `count − 3` when the last edge is open (bit 1), evaluated by Cox–de Boor
+/// in double precision. Same layout as [`spline_weights`]: `(count − 3) · tess + 1`
+/// entries, entry `k` at `t = k / tess`, a patch boundary belonging to the patch before.
+/// [HW primitives-spline: a 4 × 4 grid with both edges open is drawn exactly as the
+/// Bézier patch of the same points (e.g. the red→blue patch reads R = 71 at y = 20.5,
+/// 256·(1 − v)³ with v = 0.35); PPSSPP's knot divisors give 60 there.]
+pub fn spline_weights_exact(tess: u32, count: u32, edge: u8) -> Vec<Weight> {
+    let n = count.saturating_sub(3).max(1) as usize;
+    let tess = tess.max(1) as usize;
+    let last = n as f64;
+    let knots: Vec<f64> = (0..n + 7)
+        .map(|i| {
+            let t = i as f64 - 3.0;
+            if edge & 1 != 0 && t < 0.0 {
+                0.0
+            } else if edge & 2 != 0 && t > last {
+                last
+            } else {
+                t
+            }
+        })
+        .collect();
+    let mut out = vec![Weight::default(); n * tess + 1];
+    for (k, w) in out.iter_mut().enumerate() {
+        // The patch evaluating step k (a boundary belongs to the patch before).
+        let patch = if k == 0 { 0 } else { (k - 1) / tess };
+        let t = k as f64 / tess as f64;
+        *w = de_boor_weight(&knots, patch, t);
+    }
+    out
+}
+
+/// Basis values `N_{patch+j,3}(t)` (j = 0..4) and their derivatives on the knot span
+/// `[t_{patch+3}, t_{patch+4}]`, by Cox–de Boor (0/0 read as 0).
+fn de_boor_weight(knots: &[f64], patch: usize, t: f64) -> Weight {
+    let div = |a: f64, b: f64| if b == 0.0 { 0.0 } else { a / b };
+    // Degree-0 basis over the span: the one non-zero function, then raise the degree.
+    // n[d][j]: N_{patch + j, d}(t) for the functions that can be non-zero (j = 0..4 − d … 3).
+    let mut n = [[0.0f64; 5]; 4];
+    n[0][3] = 1.0;
+    for d in 1..=3 {
+        for j in (3 - d)..=3 {
+            let i = patch + j;
+            let left = div(t - knots[i], knots[i + d] - knots[i]) * n[d - 1][j];
+            let right = div(knots[i + d + 1] - t, knots[i + d + 1] - knots[i + 1]) * n[d - 1][j + 1];
+            n[d][j] = left + right;
+        }
+    }
+    let basis = std::array::from_fn(|j| n[3][j] as f32);
+    let deriv = std::array::from_fn(|j| {
+        let i = patch + j;
+        (3.0 * (div(n[2][j], knots[i + 3] - knots[i]) - div(n[2][j + 1], knots[i + 4] - knots[i + 1]))) as f32
+    });
+    Weight { basis, deriv }
+}

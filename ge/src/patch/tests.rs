@@ -1,6 +1,6 @@
 //! Hand-computed expectations for the tessellator.
 
-use super::basis::{bezier_weights, spline_weights, unit_to_u8};
+use super::basis::{bezier_weights, spline_weights, spline_weights_exact, unit_to_u8};
 use super::*;
 use proptest::prelude::*;
 
@@ -17,6 +17,7 @@ fn params(kind: PatchKind, u: u32, v: u32, du: u32, dv: u32) -> PatchParams {
         has_color: false,
         has_normal: false,
         max_index: None,
+        rule: TessellationRule::Ppsspp,
         rsqrt: RsqrtRule::AmdRsqrtps,
     }
 }
@@ -329,4 +330,71 @@ proptest! {
         // A flat grid stays on its plane.
         prop_assert!(t.vertices.iter().all(|v| (v.pos[2] - 1.0).abs() < 1e-4));
     }
+}
+
+// Hardware rules ([`TessellationRule::Hardware`]); expectations from the real-PSP
+// screenshots primitives-spline / primitives-bezier (module docs of `patch`).
+
+fn hw(mut p: PatchParams) -> PatchParams {
+    p.rule = TessellationRule::Hardware;
+    p
+}
+
+#[test]
+fn hardware_open_spline_of_four_points_is_the_bezier() {
+    // [HW primitives-spline] 4 × 4, both edges open: the Bézier patch. At t = 1/2 the
+    // weights are (1, 3, 3, 1)/8; PPSSPP's divisors give (1, 4, 2, 1)/8.
+    let w = spline_weights_exact(2, 4, 3);
+    assert_eq!(w[1].basis, [0.125, 0.375, 0.375, 0.125]);
+    assert_eq!(spline_weights(2, 4, 3)[1].basis, [0.125, 0.5, 0.25, 0.125]);
+    for (a, b) in spline_weights_exact(4, 4, 3).iter().zip(bezier_weights(4)) {
+        assert_eq!(a.basis, b.basis);
+        assert_eq!(a.deriv, b.deriv);
+    }
+    // Through the tessellator: the control rows 10, 30, 35, 40 put v = 1/2 at
+    // y = (10 + 90 + 105 + 40)/8 = 30.625 [HW: row 30 lies in the upper band].
+    let c = grid(4, 4, |i, j| at([i as f32 * 10.0, [10.0, 30.0, 35.0, 40.0][j], 0.0]));
+    let t = tessellate(&hw(params(SPLINE_OPEN, 4, 4, 1, 2)), &c);
+    assert_eq!(t.vertices[2].pos[1], 30.625);
+}
+
+#[test]
+fn hardware_spline_knots_follow_the_edge_types() {
+    // Closed edges: the uniform B-spline, (1, 4, 1)/6 at each knot; a boundary belongs
+    // to the patch before it, so t = 1 and t = 2 are the ends of patches 0 and 1.
+    let w = spline_weights_exact(1, 5, 0);
+    let sixth = |v: [f32; 4]| v.map(|x| (x * 6.0).round());
+    assert_eq!(w.len(), 3);
+    assert_eq!(sixth(w[0].basis), [1.0, 4.0, 1.0, 0.0]);
+    assert_eq!(sixth(w[1].basis), [0.0, 1.0, 4.0, 1.0]);
+    assert_eq!(sixth(w[2].basis), [0.0, 1.0, 4.0, 1.0]);
+    // First edge open: the curve starts on the first point, and the knot vector
+    // 0,0,0,0,1,2,… gives N₁,₂,₃(1) = 1/4, 7/12, 1/6 at the end of the first patch.
+    let w = spline_weights_exact(1, 5, 1);
+    assert_eq!(w[0].basis, [1.0, 0.0, 0.0, 0.0]);
+    let twelfths = w[1].basis.map(|x| (x * 12.0).round());
+    assert_eq!(twelfths, [0.0, 3.0, 7.0, 2.0]);
+    // Weights sum to one everywhere; the last edge open ends the curve on the last point.
+    let m = spline_weights_exact(3, 7, 2);
+    assert_eq!(m.len(), 13);
+    assert!(m.iter().all(|w| (w.basis.iter().sum::<f32>() - 1.0).abs() < 1e-6));
+    assert_eq!(m[12].basis, [0.0, 0.0, 0.0, 1.0]);
+    assert_eq!(sixth(m[0].basis), [1.0, 4.0, 1.0, 0.0]);
+}
+
+#[test]
+fn hardware_colours_round_up() {
+    // [HW primitives-bezier points patch] green 0, 255, 255, 255 down the control rows
+    // reads 148, 224, 252 at v = 1/4, 1/2, 3/4 (exact: 147.4, 223.1, 251.0).
+    let c = grid(4, 4, |_, j| Vertex { color: [255, if j == 0 { 0 } else { 255 }, 0, 255], ..at([0.0; 3]) });
+    let mut p = hw(params(PatchKind::Bezier, 4, 4, 1, 4));
+    p.has_color = true;
+    let t = tessellate(&p, &c);
+    let green: Vec<u8> = t.vertices.iter().step_by(2).map(|v| v.color[1]).collect();
+    assert_eq!(green, vec![0, 148, 224, 252, 255]);
+    // Constant channels stay exact.
+    assert!(t.vertices.iter().all(|v| v.color[0] == 255 && v.color[2] == 0 && v.color[3] == 255));
+    p.rule = TessellationRule::Ppsspp;
+    let pp: Vec<u8> = tessellate(&p, &c).vertices.iter().step_by(2).map(|v| v.color[1]).collect();
+    assert_eq!(pp, vec![0, 147, 223, 251, 255]);
 }

@@ -7,10 +7,32 @@
 //! truncation, fog and texture coordinates in single precision, depth in double precision
 //! truncated per pixel. PPSSPP's own TODO says fractional endpoints are not exact; its
 //! behaviour is what the references show.
+//!
+//! [`LineRule::PixelCentres`] ([`line_centres`], the PSP): the line lights, along its major axis, every
+//! pixel whose centre lies in `[min, max)` of the two endpoints, whichever way it runs;
+//! the minor coordinate is the exact line at that centre, truncated [HW primitives-lines:
+//! the line (9.375, 19.125)-(11.25, 19.125) lights 9 and 10 where the DDA's
+//! `steps = ⌊30/16⌋ = 1` lights only 9; HW primitives-bezier lines patch: a segment
+//! running left from x = 185 to the centre 177.5 lights its end pixel 177, at y = 40.0
+//! exactly → row 40, and a y-major segment from y = 10 puts row 12 at x = ⌊175.99⌋].
+//! guess: attributes step from v0 by `i / steps` per pixel visited as in PPSSPP's DDA
+//! (integer colours and depth truncated, fog and texture coordinates in float), so the
+//! first pixel takes v0's values exactly; no hardware data separates the alternatives.
 
 use super::{
-    clamp_fog, clamp_u8, cvt_trunc_f64, depth_u16, screen_range, single_pixel_quad, vertex_depth, RasterSetup,
+    clamp_fog, clamp_u8, cvt_trunc_f64, depth_u16, floor_div, screen_range, single_pixel_quad, vertex_depth,
+    RasterSetup,
 };
+
+/// Which pixels a line lights, decided once per draw by the GE model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineRule {
+    /// PPSSPP's DDA: `|major delta| / 16` steps from v0 [PP `DrawLine`].
+    PpssppDda,
+    /// The pixels whose centre the major axis crosses, end points in either order
+    /// [HW primitives-lines, primitives-linestrip, primitives-bezier] (module docs).
+    PixelCentres,
+}
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
 /// [PP GetTextureCoordinates(v0, v1, p)] / `GetTextureCoordinatesProj`: perspective-correct
@@ -28,6 +50,9 @@ fn persp_st(v0: &ScreenVertex, v1: &ScreenVertex, p: f32) -> (f32, f32) {
 /// Draw a line from `v[0]` to `v[1]` (end pixel excluded). With [`RasterSetup::flat_shading`]
 /// (or equal colours) every pixel takes `v[1]`'s colours.
 pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    if setup.line == LineRule::PixelCentres {
+        return line_centres(v, setup, emit);
+    }
     let (a, b) = (&v[0], &v[1]);
     let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {
         return;
@@ -117,5 +142,86 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
         x += xinc;
         y += yinc;
         z += zinc;
+    }
+}
+
+/// [`LineRule::PixelCentres`]: the pixels whose centre the major axis crosses (module docs).
+fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    let (a, b) = (&v[0], &v[1]);
+    let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {
+        return;
+    };
+    let (ax, ay, bx, by) = (a.x.0 as i64, a.y.0 as i64, b.x.0 as i64, b.y.0 as i64);
+    let (dx, dy) = (bx - ax, by - ay);
+    // Major axis as PPSSPP picks it (x on ties): (start, minor start, deltas).
+    let x_major = dx.abs() >= dy.abs();
+    let (am, an, dm, dn) = if x_major { (ax, ay, dx, dy) } else { (ay, ax, dy, dx) };
+    if dm == 0 {
+        return;
+    }
+    let den = dm.abs();
+    let (lo, hi) = (am.min(am + dm), am.max(am + dm));
+    // Pixels p with 16p + 8 in [lo, hi).
+    let (first, end) = ((lo + 7).div_euclid(16), (hi + 7).div_euclid(16));
+    let (az, bz) = (vertex_depth(a.z) as i64, vertex_depth(b.z) as i64);
+    let same = a.color0 == b.color0 && a.color1 == b.color1;
+    let interpolate_color = !(setup.flat_shading || same);
+    // Texture-coordinate change per pixel along x and y (the LOD inputs).
+    let per_px = |d: f32, delta: i64| if delta == 0 { 0.0 } else { d * 16.0 / delta as f32 };
+    let (ds, dt) = if setup.textured { (per_px(b.s - a.s, dx), per_px(b.t - a.t, dy)) } else { (0.0, 0.0) };
+    // Attributes step from v0 by i/steps per pixel visited, as PPSSPP's DDA does.
+    let steps = end - first;
+    for i in 0..steps {
+        let p = if dm > 0 { first + i } else { end - 1 - i };
+        // The centre lies k/den of the way from a to b.
+        let k = (16 * p + 8 - am) * dm.signum();
+        let minor = floor_div(an * den + k * dn, den * 16);
+        let (px, py) = if x_major { (p, minor) } else { (minor, p) };
+        if px < (range[0] >> 4) as i64
+            || px > (range[2] >> 4) as i64
+            || py < (range[1] >> 4) as i64
+            || py > (range[3] >> 4) as i64
+        {
+            continue;
+        }
+        let (px, py) = (px as i32, py as i32);
+        if !setup.row_in_band(py) {
+            continue;
+        }
+        let lerp = |p0: u8, p1: u8| clamp_u8(floor_div(p0 as i64 * (steps - i) + p1 as i64 * i, steps) as i32);
+        let (mut color0, color1) = if interpolate_color {
+            (
+                std::array::from_fn(|i| lerp(a.color0[i], b.color0[i])),
+                std::array::from_fn(|i| lerp(a.color1[i], b.color1[i])),
+            )
+        } else {
+            (b.color0, b.color1)
+        };
+        if setup.antialias_lines {
+            // guess: PPSSPP's forced alpha [PP DrawLine]; no hardware data.
+            color0[3] = 0x7F;
+        }
+        let t = i as f32 / steps as f32;
+        let (mut s, mut tt) = (0.0f32, 0.0f32);
+        if setup.textured {
+            if setup.perspective {
+                (s, tt) = persp_st(a, b, 1.0 - t);
+            } else {
+                s = a.s + (b.s - a.s) * t;
+                tt = a.t + (b.t - a.t) * t;
+            }
+        }
+        let f = Fragment {
+            x: px,
+            y: py,
+            z: depth_u16(floor_div(az * (steps - i) + bz * i, steps) as i32),
+            color0,
+            color0_indefinite: 0,
+            color1,
+            fog: clamp_fog(a.fog + (b.fog - a.fog) * t),
+            s,
+            t: tt,
+        };
+        emit(&single_pixel_quad(f, ds, dt, a.w + (b.w - a.w) * t));
     }
 }

@@ -610,6 +610,52 @@ fn zero_area_triangle_gives_indefinite_colour_and_depth() {
     assert!(!f.is_empty() && f.iter().all(|fr| fr.z == 300 && fr.color0_indefinite == 0xF));
 }
 
+/// [`LineRule::PixelCentres`]; expected pixels read off the real-PSP screenshots in
+/// `conformance/hardware` (line.rs module docs).
+#[test]
+fn hardware_line_lights_the_centres_it_crosses() {
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
+    let hw_px = |a, b| {
+        let mut v: Vec<_> = count(|e| line(&[a, b], &hw, e)).into_keys().collect();
+        v.sort();
+        v
+    };
+    // [HW primitives-lines] (9.375, 19.125) → (11.25, 19.125) lights 9 and 10; the DDA
+    // lights only 9.
+    let (a, b) = (sv(150, 306), sv(180, 306));
+    assert_eq!(hw_px(a, b), vec![(9, 19), (10, 19)]);
+    assert_eq!(count(|e| line(&[a, b], &RasterSetup::new(BIG, false, false), e)).len(), 1);
+    // Integer ends: 14 → 16 lights 14, 15 either way round [HW primitives-lines].
+    assert_eq!(hw_px(px(14, 10), px(16, 10)), vec![(14, 10), (15, 10)]);
+    assert_eq!(hw_px(px(16, 10), px(14, 10)), vec![(14, 10), (15, 10)]);
+    // [HW primitives-bezier lines patch] leftwards from (185, 36) to the centre
+    // (177.5, 40) includes the end pixel, on row 40.
+    let d = hw_px(sv(2960, 576), sv(2840, 640));
+    assert_eq!(d.first(), Some(&(177, 40)));
+    assert_eq!(d.len(), 8);
+    // A y-major segment from (177.5, 10) to (170, 22.4375): row 12 at x = ⌊175.99⌋.
+    let d = hw_px(sv(2840, 160), sv(2720, 359));
+    assert!(d.contains(&(175, 12)) && !d.contains(&(176, 12)));
+}
+
+/// Colours along a [`LineRule::PixelCentres`] line step from v0 by i/steps and truncate
+/// (guess, line.rs module docs): 0 → 160 over 10 px reads 0, 16, … 144, and the line
+/// from the other end starts on v1's colour.
+#[test]
+fn hardware_line_colours_step_from_the_first_vertex() {
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
+    let (mut a, mut b) = (px(0, 5), px(10, 5));
+    a.color0 = [0, 0, 0, 255];
+    b.color0 = [160, 0, 0, 255];
+    for (v, first) in [([a, b], 0u8), ([b, a], 160)] {
+        let mut f = frags(|e| line(&v, &hw, e));
+        f.sort_by_key(|f| f.x);
+        let reds: Vec<u8> = f.iter().map(|f| f.color0[0]).collect();
+        let expect: Vec<u8> = (0..10).map(|i| if first == 0 { 16 * i } else { 160 - 16 * (9 - i) }).collect();
+        assert_eq!(reds, expect);
+    }
+}
+
 // ---- Hardware triangle rule: expected values are pixels of the real-PSP screenshots in
 // ../shared/conformance/hardware (read by hand), each beside PPSSPP's differing value.
 
