@@ -3,6 +3,7 @@
 //! The command-line interface lives in `main.rs`.
 
 pub mod conformance;
+pub mod debugger;
 pub mod decode;
 pub mod gltf;
 pub mod kh2;

@@ -29,6 +29,12 @@ enum Command {
     Disasm(cli::disasm::Args),
     /// Replay a PPSSPP frame dump (.ppdmp or .zip) and save or compare its screenshot.
     Replay(cli::replay::Args),
+    /// The GE state of one draw of a dump: registers by stage, matrices, vertices, changes.
+    State(cli::state::Args),
+    /// Find the first draw where two replays part: two dumps, two GE models, or a reference image.
+    Diff(cli::diff::Args),
+    /// Write a self-contained HTML report of a dump: timeline, buffers, state, disassembly.
+    Report(cli::report::Args),
     /// Replay every dump in a directory against its reference image.
     Frametests(cli::frametests::Args),
     /// Replay the readback pixel tests and compare their printed values with a real PSP's.
@@ -57,6 +63,9 @@ fn main() -> ExitCode {
         Command::Demo(args) => cli::demo::run(args),
         Command::Disasm(args) => cli::disasm::run(args),
         Command::Replay(args) => cli::replay::run(args),
+        Command::State(args) => cli::state::run(args),
+        Command::Diff(args) => cli::diff::run(args),
+        Command::Report(args) => cli::report::run(args),
         Command::Frametests(args) => cli::frametests::run(args),
         Command::Conformance(args) => cli::conformance::run(args),
         Command::Render(args) => cli::render::run(args),

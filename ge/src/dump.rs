@@ -12,6 +12,8 @@
 //!   `DumpExecute` does for the software renderer, including its sync windows (§6.4):
 //!   GE words are buffered and executed at PPSSPP's sync points while FRAMEBUF/CLUT VRAM
 //!   uploads happen immediately.
+//! * [`step`] — the same replay shown word by word to a hook that may stop it (draw `N`,
+//!   pushbuf offset): the frame debugger's stepping.
 //! * `mapping` — a bookkeeping-only model of PPSSPP's pushbuf-to-RAM slabs, used to find
 //!   the sync points. The data itself is mapped contiguously at [`PUSHBUF_ADDR`].
 
@@ -19,13 +21,15 @@ mod container;
 mod mapping;
 mod record;
 mod replay;
+mod step;
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 pub use container::{MAX_COMMAND_BYTES, MAX_PUSHBUF_BYTES};
 pub use record::{init_payload, Recorder, RECORDER_GAME_ID};
-pub use replay::{replay, restore_init, PUSHBUF_ADDR};
+pub use replay::{replay, replay_steps, restore_init, PUSHBUF_ADDR};
+pub use step::{is_draw, replay_until, Step, StepHook, Stepped, StopAt};
 
 /// Replay `dump` on `ge` (fresh: zeroed memory) and capture the display it ends on
 /// (§6.6, §8.1): the one replay-to-image step the CLI, tests and benches share.

@@ -4,6 +4,7 @@ pub mod args;
 pub mod conformance;
 pub mod decode;
 pub mod demo;
+pub mod diff;
 pub mod disasm;
 pub mod export_dump;
 pub mod export_gltf;
@@ -13,6 +14,8 @@ pub mod pam;
 pub mod popcap;
 pub mod render;
 pub mod replay;
+pub mod report;
+pub mod state;
 pub mod view;
 
 use anyhow::Context;

@@ -1,5 +1,10 @@
 //! `psprender replay DUMP [-o out.png] [--compare REF] [--max-mse X] [--diff diff.png]
-//! [--model hardware|ppsspp]`.
+//! [--model hardware|ppsspp] [--until-draw N | --until-cmd OFFSET] [--buffers DIR]`.
+//!
+//! With `--until-draw`/`--until-cmd` the replay stops after that draw or command word and
+//! every output is what the GE holds then: the screenshot is the colour buffer being drawn
+//! (the display usually still shows the previous frame mid-frame), `--buffers` writes
+//! colour, depth, stencil, texture and CLUT pictures (`psprender::debugger::capture`).
 
 use super::{args, differing_pixels, load_reference, model_for_reference, render_dump_traced};
 use ge::display::{diff_image, mse};
@@ -32,17 +37,86 @@ pub struct Args {
     /// Debugging: print every fragment drawn at pixel X,Y (drawing coordinates, 0..=1023 each).
     #[arg(long, allow_hyphen_values = true, value_parser = args::pixel)]
     pub trace_pixel: Option<(i32, i32)>,
+    /// Stop after draw N (1 = the first PRIM/BEZIER/SPLINE); outputs show the colour buffer
+    /// being drawn at that point.
+    #[arg(long, value_name = "N", value_parser = args::draw, conflicts_with = "until_cmd")]
+    pub until_draw: Option<u32>,
+    /// Stop after the command word at this pushbuf offset (hex, as `disasm` prints it).
+    #[arg(long, value_name = "OFFSET", value_parser = args::cmd_offset)]
+    pub until_cmd: Option<u32>,
+    /// Write colour.png, depth.png (grey ramp), stencil.png, texture.png (CLUT applied) and
+    /// clut.png (swatch) of the GE's buffers at the stop (or the end) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub buffers: Option<PathBuf>,
+}
+
+/// The `--until-*` stop, if any.
+fn stop_at(args: &Args) -> Option<ge::dump::StopAt> {
+    match (args.until_draw, args.until_cmd) {
+        (Some(n), _) => Some(ge::dump::StopAt::Draw(n)),
+        (None, Some(off)) => Some(ge::dump::StopAt::Command(off)),
+        (None, None) => None,
+    }
+}
+
+/// Replay to the stop (or the end) and capture the screenshot; also write `--buffers`.
+fn replay_stopped(args: &Args, model: ge::Model) -> anyhow::Result<ge::display::Image> {
+    use psprender::debugger::{self, capture};
+    let dump = ge::dump::Dump::open(&args.dump)?;
+    let (ge, img) = match stop_at(args) {
+        Some(at) => {
+            let p =
+                debugger::pause_at(&dump, model, at).map_err(|e| anyhow::anyhow!("{}: {e}", args.dump.display()))?;
+            let mut screen = capture::colour(&p.ge);
+            if screen.width < ge::display::CANVAS_W {
+                // Same 512-wide canvas as a replay screenshot; columns past the buffer black.
+                let mut canvas = ge::display::Image::black(ge::display::CANVAS_W, screen.height);
+                for y in 0..screen.height {
+                    for x in 0..screen.width {
+                        canvas.put(x, y, screen.get(x, y));
+                    }
+                }
+                screen = canvas;
+            }
+            eprintln!(
+                "stopped after {} (record {}, draw {} of the dump's replay so far)",
+                ge::cmd::disassemble(p.step.word),
+                p.step.record,
+                p.draws
+            );
+            (p.ge, screen)
+        }
+        None => {
+            let mut ge = ge::Ge::with_model(model);
+            let img = ge::dump::replay_image(&dump, &mut ge).map_err(|e| e.in_file(&args.dump))?;
+            (ge, img)
+        }
+    };
+    if let Some(dir) = &args.buffers {
+        for (name, pic) in capture::buffers(&ge).named() {
+            psprender::output::save_png(pic, &dir.join(format!("{name}.png")))?;
+        }
+    }
+    Ok(img)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for out in args.output.iter().chain(&args.diff) {
         psprender::output::prepare(out)?;
     }
+    if let Some(dir) = &args.buffers {
+        psprender::output::prepare_dir(dir)?;
+    }
     // Read the reference before the replay: a missing reference fails at once.
     let reference_img = args.compare.as_deref().map(load_reference).transpose()?;
     let model = args.model.unwrap_or_else(|| args.compare.as_deref().map_or(ge::Model::Hardware, model_for_reference));
     let start = std::time::Instant::now();
-    let img = render_dump_traced(&args.dump, model, args.trace_pixel)?;
+    let img = if stop_at(&args).is_some() || args.buffers.is_some() {
+        anyhow::ensure!(args.trace_pixel.is_none(), "--trace-pixel replays the whole dump; drop --until-*/--buffers");
+        replay_stopped(&args, model)?
+    } else {
+        render_dump_traced(&args.dump, model, args.trace_pixel)?
+    };
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(out) = &args.output {
         if args.screen {

@@ -23,6 +23,9 @@ use crate::display::DisplayBuffer;
 use crate::exec::Ge;
 use crate::mem::{Memory, Region, RAM_BASE, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
 use crate::regs::float24;
+use std::ops::ControlFlow;
+
+use super::step::{is_draw, Step, StepHook, Stepped};
 
 /// Where the pushbuf is placed: 16-byte aligned (texture and CLUT addresses drop their low
 /// 4 bits), above PPSSPP's 16 KiB replay stub block at the start of user RAM (§5.2).
@@ -122,6 +125,14 @@ pub fn restore_init(ge: &mut Ge, payload: &[u8]) -> Result<(), crate::exec::GeEr
 /// display buffer PPSSPP shows at the end: the last record's DISPLAY, else the last
 /// DISPLAY seen, else PSP's power-on display (§8.1).
 pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
+    Ok(replay_steps(dump, ge, &mut |_: &mut Ge, _: &Step| ControlFlow::Continue(()))?.display)
+}
+
+/// [`replay`], showing every executed word to `hook` just after it ran (the draw it
+/// issued may still be binned: the hook flushes when it looks at pixels). When the hook
+/// breaks, the replay stops there with everything drawn so far rasterized; the returned
+/// display is the one latched so far. Same words, same order, same memory as [`replay`].
+pub fn replay_steps(dump: &Dump, ge: &mut Ge, hook: &mut StepHook<'_>) -> Result<Stepped, DumpError> {
     let size = dump.pushbuf.len();
     let limit = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
     if size as u64 > limit as u64 {
@@ -132,27 +143,58 @@ pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
         .map_err(|_| DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }))?;
     // The software renderer's CLUT cache starts zeroed (§3.2 step 4).
     ge.state.clut.fill(0);
-    let mut r = Replayer::new(dump.version);
+    let mut r = Replayer::new(dump.version, hook);
     let last = dump.records.len().saturating_sub(1);
-    for (index, rec) in dump.records.iter().enumerate() {
-        r.record(ge, dump, index, rec, index == last)?;
-    }
-    if r.list_active {
-        // SubmitListEnd: FINISH + END, sync.
-        let end = dump.records.len();
-        r.list.push((word(op::FINISH, 0), end));
-        r.list.push((word(op::END, 0), end));
-        r.sync(ge)?;
-    }
-    Ok(r.current_display.unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on)))
+    let mut run = || -> Result<(), Halt> {
+        for (index, rec) in dump.records.iter().enumerate() {
+            r.record(ge, dump, index, rec, index == last)?;
+        }
+        if r.list_active {
+            // SubmitListEnd: FINISH + END, sync.
+            let end = dump.records.len();
+            r.list.push((word(op::FINISH, 0), end, NO_SRC));
+            r.list.push((word(op::END, 0), end, NO_SRC));
+            r.sync(ge)?;
+        }
+        Ok(())
+    };
+    let stopped = match run() {
+        Ok(()) => None,
+        Err(Halt::Stopped(step)) => Some(step),
+        Err(Halt::Error(e)) => return Err(e),
+    };
+    let display = r.current_display.unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on));
+    Ok(Stepped { display, stopped, draws: r.draws })
 }
 
-/// PPSSPP's `DumpExecute` state (§6.1).
-struct Replayer {
+/// Why the record loop ended early: an error, or the step hook asked to stop.
+enum Halt {
+    Error(DumpError),
+    Stopped(Step),
+}
+
+impl From<DumpError> for Halt {
+    fn from(e: DumpError) -> Self {
+        Halt::Error(e)
+    }
+}
+
+impl From<DumpErrorKind> for Halt {
+    fn from(k: DumpErrorKind) -> Self {
+        Halt::Error(k.into())
+    }
+}
+
+/// Source offset of words the replay made up (no REGISTERS word of the file behind them).
+const NO_SRC: u32 = u32::MAX;
+
+/// PPSSPP's `DumpExecute` state (§6.1), plus the step hook and draw counter.
+struct Replayer<'h, 'f> {
     version: u32,
     queue: Vec<u32>,
-    /// Written but not yet executed words, with the record index that produced them.
-    list: Vec<(u32, usize)>,
+    /// Written but not yet executed words, with the record index that produced them and
+    /// their pushbuf offset ([`NO_SRC`] for words the replay made up).
+    list: Vec<(u32, usize, u32)>,
     list_active: bool,
     /// Write position inside the 256 KiB list buffer (for wraps).
     list_pos: u64,
@@ -167,10 +209,13 @@ struct Replayer {
     mapping: BufModel,
     latched_display: Option<DisplayBuffer>,
     current_display: Option<DisplayBuffer>,
+    hook: &'h mut StepHook<'f>,
+    /// Draw commands executed so far.
+    draws: u32,
 }
 
-impl Replayer {
-    fn new(version: u32) -> Self {
+impl<'h, 'f> Replayer<'h, 'f> {
+    fn new(version: u32, hook: &'h mut StepHook<'f>) -> Self {
         Replayer {
             version,
             queue: Vec::new(),
@@ -187,24 +232,43 @@ impl Replayer {
             mapping: BufModel::default(),
             latched_display: None,
             current_display: None,
+            hook,
+            draws: 0,
         }
     }
 
     /// Advance the stall address: run every written word, then rasterize [PP SyncStall].
     /// Nothing happens before the list exists.
-    fn sync(&mut self, ge: &mut Ge) -> Result<(), DumpError> {
+    fn sync(&mut self, ge: &mut Ge) -> Result<(), Halt> {
         if !self.list_active {
             return Ok(());
         }
-        for (w, index) in self.list.drain(..) {
-            ge.execute_word(w).map_err(|cause| DumpError::from(DumpErrorKind::Ge { index, cause }))?;
+        let mut words = std::mem::take(&mut self.list).into_iter();
+        for (w, record, src) in words.by_ref() {
+            let (vaddr, iaddr) = (ge.state.vaddr, ge.state.iaddr);
+            ge.execute_word(w).map_err(|cause| DumpError::from(DumpErrorKind::Ge { index: record, cause }))?;
+            let draw = is_draw(w);
+            self.draws += u32::from(draw);
+            let step = Step {
+                word: w,
+                record,
+                src: (src != NO_SRC).then_some(src),
+                draw: draw.then_some(self.draws),
+                draws: self.draws,
+                vaddr,
+                iaddr,
+            };
+            if (self.hook)(ge, &step).is_break() {
+                ge.flush();
+                return Err(Halt::Stopped(step));
+            }
         }
         ge.flush();
         Ok(())
     }
 
     /// Map a payload; returns its RAM address, or `None` when PPSSPP would skip the record.
-    fn map(&mut self, ge: &mut Ge, rec: &Record) -> Result<Option<u32>, DumpError> {
+    fn map(&mut self, ge: &mut Ge, rec: &Record) -> Result<Option<u32>, Halt> {
         let m = self.mapping.map(rec.ptr, rec.sz);
         if m.sync_first {
             self.sync(ge)?;
@@ -223,7 +287,7 @@ impl Replayer {
         }
     }
 
-    fn record(&mut self, ge: &mut Ge, dump: &Dump, index: usize, rec: &Record, is_last: bool) -> Result<(), DumpError> {
+    fn record(&mut self, ge: &mut Ge, dump: &Dump, index: usize, rec: &Record, is_last: bool) -> Result<(), Halt> {
         let payload = dump.payload(rec);
         let ge_err = |cause| DumpError::from(DumpErrorKind::Ge { index, cause });
         match rec.kind {
@@ -237,7 +301,7 @@ impl Replayer {
                 self.last_tex = [0; 8];
                 self.last_base = BASE_INVALID;
             }
-            RecordKind::Registers => self.registers(ge, index, payload)?,
+            RecordKind::Registers => self.registers(ge, index, rec, payload)?,
             RecordKind::Vertices | RecordKind::Indices => {
                 if let Some(a) = self.map(ge, rec)? {
                     self.queue_base_for(a);
@@ -318,28 +382,29 @@ impl Replayer {
     }
 
     /// REGISTERS (§6.2, §6.3) [PP DumpExecute::Registers].
-    fn registers(&mut self, ge: &mut Ge, index: usize, payload: &[u8]) -> Result<(), DumpError> {
+    fn registers(&mut self, ge: &mut Ge, index: usize, rec: &Record, payload: &[u8]) -> Result<(), Halt> {
         if !self.list_active {
             // The list starts with one NOP; starting a list resets the offset address.
             self.list_active = true;
             ge.state.offset = 0;
-            self.list.push((word(op::NOP, 0), index));
+            self.list.push((word(op::NOP, 0), index, NO_SRC));
             self.list_pos = 4;
         }
         let pending = 4 * self.queue.len() as u64;
         if self.list_pos + pending + payload.len() as u64 + 8 >= LIST_BUF_SIZE {
             // Wrap: BASE + JUMP back to the buffer start, then sync.
-            self.list.push((word(op::BASE, (LIST_BUF_ADDR >> 8) & 0x00FF_0000), index));
-            self.list.push((word(op::JUMP, LIST_BUF_ADDR), index));
+            self.list.push((word(op::BASE, (LIST_BUF_ADDR >> 8) & 0x00FF_0000), index, NO_SRC));
+            self.list.push((word(op::JUMP, LIST_BUF_ADDR), index, NO_SRC));
             self.list_pos = 0;
             self.last_base = LIST_BUF_ADDR & 0xFF00_0000;
             self.sync(ge)?;
         }
-        self.list.extend(self.queue.drain(..).map(|w| (w, index)));
+        self.list.extend(self.queue.drain(..).map(|w| (w, index, NO_SRC)));
         self.list_pos += pending + payload.len() as u64;
         // TEXBUFWIDTHn rewrites use the texture addresses as known when the record started.
         let tex_high: [u32; 8] = std::array::from_fn(|l| (self.last_tex[l] >> 8) & 0x00FF_0000);
-        for chunk in payload.chunks_exact(4) {
+        for (i, chunk) in payload.chunks_exact(4).enumerate() {
+            let src = rec.ptr.wrapping_add(4 * i as u32);
             let w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
             let cmd = (w >> 24) as u8;
             let out = match cmd {
@@ -362,7 +427,7 @@ impl Replayer {
                 }
                 _ => w,
             };
-            self.list.push((out, index));
+            self.list.push((out, index, src));
         }
         Ok(())
     }
