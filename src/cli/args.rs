@@ -122,6 +122,27 @@ pub fn pixel(s: &str) -> Result<(i32, i32), String> {
     Ok((coord(x)?, coord(y)?))
 }
 
+/// A draw number: 1 for the first draw (PRIM, BEZIER or SPLINE) of a dump.
+pub fn draw(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(0) => Err("draws count from 1 (draw 1 is the dump's first PRIM, BEZIER or SPLINE)".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a draw number (1, 2, ...)")),
+    }
+}
+
+/// A pushbuf byte offset as `psprender disasm` prints it: hexadecimal (with or without
+/// `0x`), a multiple of 4.
+pub fn cmd_offset(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    let v = u32::from_str_radix(hex, 16).map_err(|_| format!("{s:?} is not a hexadecimal offset like 0x1a0"))?;
+    if v % 4 != 0 {
+        return Err(format!("offset 0x{v:x} is not a multiple of 4 (command words are 4-byte aligned)"));
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,25 +180,4 @@ mod tests {
         assert!(pixel("-1,3").is_err());
         assert!(pixel("3").is_err());
     }
-}
-
-/// A draw number: 1 for the first draw (PRIM, BEZIER or SPLINE) of a dump.
-pub fn draw(s: &str) -> Result<u32, String> {
-    match s.trim().parse::<u32>() {
-        Ok(0) => Err("draws count from 1 (draw 1 is the dump's first PRIM, BEZIER or SPLINE)".to_string()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!("{s:?} is not a draw number (1, 2, ...)")),
-    }
-}
-
-/// A pushbuf byte offset as `psprender disasm` prints it: hexadecimal (with or without
-/// `0x`), a multiple of 4.
-pub fn cmd_offset(s: &str) -> Result<u32, String> {
-    let t = s.trim();
-    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
-    let v = u32::from_str_radix(hex, 16).map_err(|_| format!("{s:?} is not a hexadecimal offset like 0x1a0"))?;
-    if v % 4 != 0 {
-        return Err(format!("offset 0x{v:x} is not a multiple of 4 (command words are 4-byte aligned)"));
-    }
-    Ok(v)
 }
