@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn colours_and_masking() {
         let mut r = Regs::default();
-        r.set(0xDB, 0xAB_FF_8006);
+        r.set(0xDB, 0xABFF_8006);
         assert_eq!(r.arg(0xDB), 0x00FF_8006, "24-bit arguments");
         r.set(0x55, 0x00_30_20_10);
         assert_eq!(r.rgb(0x55), [0x10, 0x20, 0x30]);
