@@ -84,7 +84,7 @@ fn replay_compare_and_disasm() {
     let out = psprender().arg("disasm").arg(&dump).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("CLEARMODE on=1 color=1 stencil=1 depth=0") && text.contains("PRIM RECTANGLES count=2"),
+        text.contains("CLEARMODE on=1 color=1 stencil=1 depth=1") && text.contains("PRIM RECTANGLES count=2"),
         "{text}"
     );
 }
