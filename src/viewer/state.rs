@@ -81,9 +81,9 @@ pub struct Changed {
 }
 
 impl Changed {
-    const SCENE: Changed = Changed { scene: true, overlay: false, screenshot: false, quit: false };
-    const OVERLAY: Changed = Changed { scene: false, overlay: true, screenshot: false, quit: false };
-    const NONE: Changed = Changed { scene: false, overlay: false, screenshot: false, quit: false };
+    pub const SCENE: Changed = Changed { scene: true, overlay: false, screenshot: false, quit: false };
+    pub const OVERLAY: Changed = Changed { scene: false, overlay: true, screenshot: false, quit: false };
+    pub const NONE: Changed = Changed { scene: false, overlay: false, screenshot: false, quit: false };
 
     pub fn any(&self) -> bool {
         self.scene || self.overlay || self.screenshot || self.quit
@@ -127,6 +127,18 @@ pub fn last_frame(frames: f32) -> f32 {
         (frames - 1.0).max(0.0).ceil()
     } else {
         0.0
+    }
+}
+
+/// The start of every status line: the render time (0 = not measured yet) and, playing, the
+/// frames presented per second, else what the render time would allow.
+pub fn timing_text(frame_ms: f64, fps: f64, playing: bool) -> String {
+    if frame_ms.is_nan() || frame_ms <= 0.0 {
+        "  -.- ms".to_string()
+    } else if playing {
+        format!("{frame_ms:5.1} ms {fps:3.0} fps")
+    } else {
+        format!("{frame_ms:5.1} ms (max {:.0} fps)", 1000.0 / frame_ms.max(1e-3))
     }
 }
 
@@ -390,14 +402,7 @@ impl ViewerState {
     /// The overlay text line: frame time (0 = not measured yet), fps, animation and frame,
     /// toggles.
     pub fn status(&self, clip_name: Option<&str>, frame_ms: f64, fps: f64) -> String {
-        // Playing: frames presented per second; otherwise what the frame time would allow.
-        let mut s = if frame_ms.is_nan() || frame_ms <= 0.0 {
-            "  -.- ms".to_string()
-        } else if self.playing {
-            format!("{frame_ms:5.1} ms {fps:3.0} fps")
-        } else {
-            format!("{frame_ms:5.1} ms (max {:.0} fps)", 1000.0 / frame_ms.max(1e-3))
-        };
+        let mut s = timing_text(frame_ms, fps, self.playing);
         match (self.timing(), clip_name) {
             (Some(c), name) => {
                 s += &format!(
