@@ -425,6 +425,44 @@ fn overlay_pixels(px: &[u32]) -> usize {
     px.iter().filter(|&&p| p == JOINT_COLOUR || p == BONE_COLOUR).count()
 }
 
+/// Whether xdotool runs (else the test says why it skips).
+fn has_xdotool(x: &XServer) -> bool {
+    let ok =
+        Command::new("xdotool").arg("version").env("DISPLAY", &x.display).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: no xdotool; install xdotool to drive the viewer with real input");
+    }
+    ok
+}
+
+/// `view FILE ARGS --screenshot-dir DIR` running, and its window once it appears (the title
+/// names the file, whose path is unique to this test run).
+fn spawn_viewer(x: &XServer, file: &Path, args: &[&str], dir: &Path) -> (Viewer, u32) {
+    let mut viewer = Viewer(
+        psprender()
+            .env("DISPLAY", &x.display)
+            .arg("view")
+            .arg(file)
+            .args(args)
+            .arg("--screenshot-dir")
+            .arg(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let name = file.display().to_string();
+    let wid: u32 = poll("the viewer window", || {
+        if let Ok(Some(status)) = viewer.0.try_wait() {
+            let mut err = String::new();
+            let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
+            panic!("the viewer exited ({status}) before its window appeared: {err}");
+        }
+        xdotool(&x.display, &["search", "--name", &name])?.lines().next()?.trim().parse().ok()
+    });
+    (viewer, wid)
+}
+
 /// The decoded PNG at `path` once it is completely written.
 fn png_when_written(path: &Path) -> Vec<u8> {
     poll(&format!("screenshot {}", path.display()), || {
@@ -436,9 +474,7 @@ fn png_when_written(path: &Path) -> Vec<u8> {
 #[test]
 fn keys_and_mouse_drive_the_window() {
     let Some(x) = x_server() else { return };
-    if Command::new("xdotool").arg("version").env("DISPLAY", &x.display).output().map_or(true, |o| !o.status.success())
-    {
-        eprintln!("skipping: no xdotool; install xdotool to drive the viewer with real input");
+    if !has_xdotool(&x) {
         return;
     }
     let dir = tmp("input");
@@ -447,29 +483,7 @@ fn keys_and_mouse_drive_the_window() {
     std::fs::write(&model_path, model().to_bytes().unwrap()).unwrap();
     let args = ["--yaw", "30"];
 
-    let mut viewer = Viewer(
-        psprender()
-            .env("DISPLAY", &x.display)
-            .arg("view")
-            .arg(&model_path)
-            .args(args)
-            .arg("--screenshot-dir")
-            .arg(&dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    // The title names the model, whose path is unique to this test run.
-    let name = model_path.display().to_string();
-    let wid: u32 = poll("the viewer window", || {
-        if let Ok(Some(status)) = viewer.0.try_wait() {
-            let mut err = String::new();
-            let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
-            panic!("the viewer exited ({status}) before its window appeared: {err}");
-        }
-        xdotool(&x.display, &["search", "--name", &name])?.lines().next()?.trim().parse().ok()
-    });
+    let (mut viewer, wid) = spawn_viewer(&x, &model_path, &args, &dir);
     let wids = wid.to_string();
     let (conn, _) = x11rb::connect(Some(&x.display)).unwrap();
     let (w, h) = (960u16, 544u16); // --scale 2
@@ -641,36 +655,14 @@ fn popcap_view_rejects_model_options_and_bad_files() {
 #[test]
 fn popcap_keys_drive_the_window() {
     let Some(x) = x_server() else { return };
-    if Command::new("xdotool").arg("version").env("DISPLAY", &x.display).output().map_or(true, |o| !o.status.success())
-    {
-        eprintln!("skipping: no xdotool; install xdotool to drive the viewer with real input");
+    if !has_xdotool(&x) {
         return;
     }
     let dir = tmp("popcap-input");
     std::fs::create_dir_all(&dir).unwrap();
     let pam = dir.join("keys-popcap.pam");
     std::fs::write(&pam, popcap_anim()).unwrap();
-    let mut viewer = Viewer(
-        psprender()
-            .env("DISPLAY", &x.display)
-            .arg("view")
-            .arg(&pam)
-            .arg("--screenshot-dir")
-            .arg(&dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let name = pam.display().to_string();
-    let wid: u32 = poll("the viewer window", || {
-        if let Ok(Some(status)) = viewer.0.try_wait() {
-            let mut err = String::new();
-            let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
-            panic!("the viewer exited ({status}) before its window appeared: {err}");
-        }
-        xdotool(&x.display, &["search", "--name", &name])?.lines().next()?.trim().parse().ok()
-    });
+    let (mut viewer, wid) = spawn_viewer(&x, &pam, &[], &dir);
     let wids = wid.to_string();
     let (conn, _) = x11rb::connect(Some(&x.display)).unwrap();
     let (w, h) = (240u16, 160u16); // the 120×80 canvas at --scale 2

@@ -15,7 +15,7 @@
 
 use super::draw::{Canvas, Layout};
 use super::source::{Playhead, ViewSource};
-use super::state::{last_frame, timing_text, wrap_frame, Changed, Input, Key, SCRUB_FRAMES};
+use super::state::{last_frame, step_frames, stepped, timing_text, wrap_frame, Changed, Input, Key};
 use super::ViewerError;
 use crate::popcap::eval::Mode;
 use crate::popcap::render::{ImageSet, RenderOptions, Renderer};
@@ -148,23 +148,18 @@ impl PopcapState {
         }
     }
 
-    fn step(&mut self, n: i32) -> Changed {
-        self.playing = false;
-        let base = if n >= 0 { self.time.floor() } else { self.time.ceil() };
-        self.time = f64::from(wrap_frame((base + f64::from(n)) as f32, self.current().frames as f32));
-        Changed::SCENE
-    }
-
     fn key(&mut self, k: Key) -> Changed {
+        if let Some(n) = step_frames(k) {
+            self.playing = false;
+            self.time = f64::from(stepped(self.time as f32, n, self.current().frames as f32));
+            return Changed::SCENE;
+        }
         match k {
             Key::Space => {
                 self.playing = !self.playing;
                 Changed::OVERLAY
             }
-            Key::Left => self.step(-1),
-            Key::Right => self.step(1),
-            Key::PageUp => self.step(-SCRUB_FRAMES),
-            Key::PageDown => self.step(SCRUB_FRAMES),
+            Key::Left | Key::Right | Key::PageUp | Key::PageDown => Changed::NONE,
             Key::Home | Key::End => {
                 self.playing = false;
                 self.time = if k == Key::Home { 0.0 } else { f64::from(last_frame(self.current().frames as f32)) };

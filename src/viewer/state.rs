@@ -121,6 +121,24 @@ pub fn wrap_frame(t: f32, frames: f32) -> f32 {
     }
 }
 
+/// Frames a stepping key moves: Left/Right one, PageUp/PageDown [`SCRUB_FRAMES`].
+pub fn step_frames(k: Key) -> Option<i32> {
+    match k {
+        Key::Left => Some(-1),
+        Key::Right => Some(1),
+        Key::PageUp => Some(-SCRUB_FRAMES),
+        Key::PageDown => Some(SCRUB_FRAMES),
+        _ => None,
+    }
+}
+
+/// `n` whole frames on from `t` (from the frame `t` is in going forward, from the next one
+/// going back), wrapped into a clip of `frames` frames.
+pub fn stepped(t: f32, n: i32, frames: f32) -> f32 {
+    let base = if n >= 0 { t.floor() } else { t.ceil() };
+    wrap_frame(base + n as f32, frames)
+}
+
 /// The last whole frame of a clip of `frames` frames.
 pub fn last_frame(frames: f32) -> f32 {
     if frames.is_finite() {
@@ -309,8 +327,7 @@ impl ViewerState {
     fn step(&mut self, n: i32) -> Changed {
         let Some(c) = self.timing() else { return Changed::NONE };
         self.playing = false;
-        let base = if n >= 0 { self.time.floor() } else { self.time.ceil() };
-        self.time = wrap_frame(base + n as f32, c.frames);
+        self.time = stepped(self.time, n, c.frames);
         Changed::SCENE
     }
 
@@ -334,6 +351,9 @@ impl ViewerState {
     }
 
     fn key(&mut self, k: Key) -> Changed {
+        if let Some(n) = step_frames(k) {
+            return self.step(n);
+        }
         match k {
             Key::Space => {
                 if self.clips.is_empty() {
@@ -342,10 +362,7 @@ impl ViewerState {
                 self.playing = !self.playing;
                 Changed::OVERLAY
             }
-            Key::Left => self.step(-1),
-            Key::Right => self.step(1),
-            Key::PageUp => self.step(-SCRUB_FRAMES),
-            Key::PageDown => self.step(SCRUB_FRAMES),
+            Key::Left | Key::Right | Key::PageUp | Key::PageDown => Changed::NONE,
             Key::Home => self.seek(0.0),
             Key::End => {
                 let last = self.timing().map_or(0.0, |c| last_frame(c.frames));
