@@ -29,11 +29,11 @@ enum Command {
     Disasm(cli::disasm::Args),
     /// Replay a PPSSPP frame dump (.ppdmp or .zip) and save or compare its screenshot.
     Replay(cli::replay::Args),
-    /// The GE state of one draw of a dump: registers by stage, matrices, vertices, changes.
+    /// Print one draw's GE state: registers by stage, matrices, vertices, changes.
     State(cli::state::Args),
-    /// Find the first draw where two replays part: two dumps, two GE models, or a reference image.
+    /// Find the first draw where two dumps, two GE models or a reference image part.
     Diff(cli::diff::Args),
-    /// Write a self-contained HTML report of a dump: timeline, buffers, state, disassembly.
+    /// Write a self-contained HTML report of a dump (timeline, buffers, state).
     Report(cli::report::Args),
     /// Replay every dump in a directory against its reference image.
     Frametests(cli::frametests::Args),

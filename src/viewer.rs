@@ -8,7 +8,8 @@
 //!
 //! Sources: [`model::ModelSource`] draws a model the way `render` does ([`build_frame`] for
 //! the current camera, options and pose, one reused [`ge::Ge`]); [`popcap::PopcapSource`]
-//! plays a PopCap PAM the way `popcap --render` draws it.
+//! plays a PopCap PAM the way `popcap --render` draws it; [`dump::DumpSource`] steps a frame
+//! dump draw by draw and shows the GE's buffers after each.
 //!
 //! Layers, each testable without a window:
 //! * [`state`]: camera control from mouse input, playback time, key toggles ([`ViewerState`]).
@@ -24,6 +25,7 @@
 
 pub mod app;
 pub mod draw;
+pub mod dump;
 pub mod model;
 pub mod popcap;
 pub mod source;
@@ -130,6 +132,8 @@ pub enum ViewerError {
     Output(#[from] crate::output::OutputError),
     #[error("the window ({width}x{height}) does not show the whole screen; cannot read it back")]
     ReadBack { width: u32, height: u32 },
+    #[error("replaying the dump: {0}")]
+    Dump(String),
     #[error("the window closed before {0} frames were drawn")]
     ClosedEarly(u32),
 }

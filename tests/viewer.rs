@@ -702,3 +702,88 @@ fn popcap_keys_drive_the_window() {
     assert!(status.success());
     assert_eq!(out.matches("saved ").count(), 3, "{out}");
 }
+
+// ---- Frame dumps ----------------------------------------------------------------------------
+
+/// The window pixels as an image (`0x00RRGGBB` to RGBA).
+fn window_image(px: &[u32], w: u16, h: u16) -> ge::display::Image {
+    let rgba = px.iter().flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8, 255]).collect();
+    ge::display::Image { width: w.into(), height: h.into(), rgba }
+}
+
+fn status_text_is(px: &[u32], w: u16, text: &str) -> bool {
+    text.chars().enumerate().all(|(i, c)| status_cell(px, w.into(), i) == glyph(c))
+}
+
+/// `view DUMP`: arrow keys step draws and digits pick the picture; F2 saves exactly what
+/// `replay --until-draw N --buffers` writes. With the shared frame tests present, a real
+/// dump is stepped too and the window saved for the closing note.
+#[test]
+fn dump_viewer_steps_draws() {
+    let Some(x) = x_server() else { return };
+    if !has_xdotool(&x) {
+        return;
+    }
+    let dir = tmp("dump");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = ge::scenes::SCENES.iter().find(|s| s.name == "prim_rectangles").unwrap();
+    let mut g = ge::Ge::new();
+    g.start_recording();
+    ge::scenes::build(scene).run(&mut g).unwrap();
+    let dump = g.finish_recording(ge::display::DisplayBuffer::power_on()).unwrap();
+    let dump_path = dir.join("view-scene.ppdmp");
+    std::fs::write(&dump_path, dump.to_bytes()).unwrap();
+    let bufs = dir.join("buffers-2");
+    run(psprender().arg("replay").arg(&dump_path).args(["--until-draw", "2", "--buffers"]).arg(&bufs));
+    let load = |p: PathBuf| ge::display::Image::load(p).unwrap();
+
+    let (mut viewer, wid) = spawn_viewer(&x, &dump_path, &["--draw", "1"], &dir);
+    let wids = wid.to_string();
+    let (conn, _) = x11rb::connect(Some(&x.display)).unwrap();
+    let (w, h) = (960u16, 544u16);
+    poll("draw 1 in the status line", || {
+        status_text_is(&window_pixels(&conn, wid, w, h)?, w, "draw 1/2").then_some(())
+    });
+    assert!(xdotool(&x.display, &["windowfocus", "--sync", &wids]).is_some(), "cannot focus the window");
+
+    xdotool(&x.display, &["key", "Right", "F2"]).unwrap();
+    let shot = ge::display::Image::from_png(&png_when_written(&dir.join("view-0001.png"))).unwrap();
+    assert!(shot == load(bufs.join("colour.png")), "Right then F2: draw 2's colour buffer");
+    poll("draw 2 in the status line", || {
+        status_text_is(&window_pixels(&conn, wid, w, h)?, w, "draw 2/2 colour | PRIM RECTANGLES").then_some(())
+    });
+    xdotool(&x.display, &["key", "2", "F2"]).unwrap();
+    let shot = ge::display::Image::from_png(&png_when_written(&dir.join("view-0002.png"))).unwrap();
+    assert!(shot == load(bufs.join("depth.png")), "2: the depth buffer");
+    // 4: the 4x4 texture, enlarged 68 times (the largest integer factor inside 480x272).
+    xdotool(&x.display, &["key", "4", "F2"]).unwrap();
+    let shot = ge::display::Image::from_png(&png_when_written(&dir.join("view-0003.png"))).unwrap();
+    let tex = load(bufs.join("texture.png"));
+    for (u, v) in [(0, 0), (3, 0), (1, 2), (3, 3)] {
+        assert_eq!(shot.get(u * 68 + 34, v * 68 + 34), tex.get(u, v), "texel {u},{v}");
+    }
+    assert_eq!(shot.get(300, 100), [0, 0, 0, 255], "black beside the texture");
+    xdotool(&x.display, &["key", "q"]).unwrap();
+    let status = poll("the viewer to quit after Q", || viewer.0.try_wait().ok().flatten());
+    assert!(status.success());
+
+    // A real game's dump, stepped forward from draw 20: the window as shown, for the record.
+    let Some(real) = psprender::shared::corpus("frametests/10755-locoroco-2-muimui-house-2-ucus98731-0001.zip") else {
+        eprintln!("skipping the real dump: ../shared/frametests not found");
+        return;
+    };
+    let (mut viewer, wid) = spawn_viewer(&x, &real, &["--draw", "20"], &dir);
+    let wids = wid.to_string();
+    poll("draw 20", || status_text_is(&window_pixels(&conn, wid, w, h)?, w, "draw 20/").then_some(()));
+    assert!(xdotool(&x.display, &["windowfocus", "--sync", &wids]).is_some());
+    xdotool(&x.display, &["key", "Next", "Next", "Next", "Right"]).unwrap();
+    let px = poll("draw 51", || {
+        let px = window_pixels(&conn, wid, w, h)?;
+        status_text_is(&px, w, "draw 51/").then_some(px)
+    });
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("debugger-view-dump.png");
+    window_image(&px, w, h).save_png(&path).unwrap();
+    eprintln!("viewer screenshot: {}", path.display());
+    xdotool(&x.display, &["key", "q"]).unwrap();
+    poll("the viewer to quit", || viewer.0.try_wait().ok().flatten());
+}

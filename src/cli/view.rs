@@ -31,7 +31,9 @@ Keys:  Space play/pause   Left/Right step a frame   Home/End first/last frame
        W wireframe   K skeleton   F2 or P screenshot   R reset camera   Q or Esc quit
 A PopCap PAM: [ ] previous/next clip (all frames, then one per label)
        1-9, 0 toggle main-sprite layers of the page   L next page of ten layers
-       A show all layers   K image outlines; no mouse")]
+       A show all layers   K image outlines; no mouse
+A frame dump: Left/Right previous/next draw   PageUp/PageDown -/+10 draws   Home/End
+       1 colour 2 depth 3 stencil 4 texture 5 CLUT   [ ] previous/next picture")]
 pub struct Args {
     #[command(flatten)]
     pub scene: SceneArgs,
@@ -61,6 +63,17 @@ pub struct Args {
     /// PopCap PAM: main-timeline frame shown first (clip "all", scrubbed as `popcap --frame`).
     #[arg(long, conflicts_with = "label")]
     pub start_frame: Option<u32>,
+    /// Frame dump: the draw shown first (1 = the first PRIM/BEZIER/SPLINE).
+    #[arg(long, value_name = "N", value_parser = super::args::draw)]
+    pub draw: Option<u32>,
+}
+
+/// Whether `path` is a frame dump: `PPSSPPGE` magic, or a `.zip` (which holds one).
+fn is_dump(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    let zip = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    zip || (std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok()
+        && &magic == b"PPSSPPGE")
 }
 
 /// Whether `path` starts with the PopCap PAM magic (unreadable files are left to the model
@@ -76,7 +89,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(shot) = &args.screenshot {
         psprender::output::prepare(shot)?;
     }
-    let stats = if is_popcap(&args.scene.model) { run_popcap(&args)? } else { run_model(args)? };
+    let stats = if is_dump(&args.scene.model) {
+        run_dump(&args)?
+    } else if is_popcap(&args.scene.model) {
+        run_popcap(&args)?
+    } else {
+        run_model(args)?
+    };
     println!(
         "{} renders in {} redraws; frame time mean {:.1} ms, max {:.1} ms",
         stats.renders, stats.redraws, stats.mean_ms, stats.max_ms
@@ -104,6 +123,7 @@ fn misplaced(args: &Args, popcap: bool) -> Vec<&'static str> {
             (s.wireframe, "--wireframe"),
             (s.distance.is_some(), "--distance"),
             (s.ge_model != ge::Model::Hardware, "--model"),
+            (args.draw.is_some(), "--draw"),
         ]
     } else {
         &[
@@ -111,9 +131,21 @@ fn misplaced(args: &Args, popcap: bool) -> Vec<&'static str> {
             (args.size.is_some(), "--size"),
             (args.label.is_some(), "--label"),
             (args.start_frame.is_some(), "--start-frame"),
+            (args.draw.is_some(), "--draw"),
         ]
     };
     checks.iter().filter(|(given, _)| *given).map(|(_, name)| *name).collect()
+}
+
+fn run_dump(args: &Args) -> anyhow::Result<ViewerStats> {
+    let path = args.scene.model.display().to_string();
+    let dump = ge::dump::Dump::open(&args.scene.model)?;
+    let source = psprender::viewer::dump::DumpSource::new(dump, args.scene.ge_model, args.draw.unwrap_or(1));
+    if source.draws == 0 {
+        anyhow::bail!("{path}: the dump has no draws to step through");
+    }
+    let title = format!("psprender view: {path}");
+    viewer::run_source(Box::new(source), title, control(args)).with_context(|| format!("viewing {path}"))
 }
 
 fn run_popcap(args: &Args) -> anyhow::Result<ViewerStats> {
