@@ -12,7 +12,7 @@
 //!   `DumpExecute` does for the software renderer, including its sync windows (§6.4):
 //!   GE words are buffered and executed at PPSSPP's sync points while FRAMEBUF/CLUT VRAM
 //!   uploads happen immediately.
-//! * [`step`] — the same replay shown word by word to a hook that may stop it (draw `N`,
+//! * `step` — the same replay shown word by word to a hook that may stop it (draw `N`,
 //!   pushbuf offset): the frame debugger's stepping.
 //! * `mapping` — a bookkeeping-only model of PPSSPP's pushbuf-to-RAM slabs, used to find
 //!   the sync points. The data itself is mapped contiguously at [`PUSHBUF_ADDR`].
