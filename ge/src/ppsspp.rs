@@ -48,6 +48,17 @@ pub use fix::{PrimFix, StateData};
 pub use pixel_id::rewrite_pixel;
 pub use queue::REFERENCE_TASKS;
 
+/// [PP `Rasterizer.cpp` ComputeRasterizerState]: a texture-matrix projection (source
+/// `projection`, TEXMAPMODE bits 8–9) that leaves q = 1 is drawn as plain UVs (no divide).
+/// [Measured: the hardware model dividing by the constant q = 1 instead changes no output
+/// of the frame tests, synthetic corpus, hardware screenshots or readback tests.]
+pub fn trivial_projection(tgen: &[f32; 12], projection: u32) -> bool {
+    let q_zero_st = tgen[2] == 0.0 && tgen[5] == 0.0;
+    let q_zero_q = tgen[8] == 0.0;
+    let uv_source = projection == 1;
+    q_zero_st && (q_zero_q || uv_source) && tgen[11] == 1.0
+}
+
 /// PPSSPP's bin queue, JIT caches and state optimizations for one GE.
 #[derive(Default)]
 pub struct Machinery {
