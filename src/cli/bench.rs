@@ -11,7 +11,8 @@
 //! `--phases` splits the median run: `open` (file read, zip, zstd/snappy decode), `setup`
 //! (the GE and its memory), `front` (command execution, vertex decode, transform, clip,
 //! assembly, binning), `drain` (the PPSSPP model's bin-queue bookkeeping), `raster`
-//! (band copies, rasterization, sampling, the pixel pipeline, write-back) and `capture`.
+//! (band copies, rasterization, sampling, the pixel pipeline, write-back) and `capture`,
+//! with the number of flushes that rasterized.
 
 use anyhow::Context;
 use ge::dump::Dump;
@@ -28,6 +29,8 @@ struct Run {
     drain: Duration,
     raster: Duration,
     capture: Duration,
+    /// Flushes that rasterized something.
+    flushes: u32,
 }
 
 impl Run {
@@ -56,6 +59,7 @@ fn run_once(path: &Path, model: ge::Model) -> anyhow::Result<Run> {
         drain: flush.drain,
         raster: flush.raster,
         capture: t4 - t3,
+        flushes: flush.flushes,
     })
 }
 
@@ -116,6 +120,7 @@ pub fn table(timings: &[Timing], runs: usize, threads: usize, phases: bool) -> S
         for p in ["open", "setup", "front", "drain", "raster", "capture"] {
             let _ = write!(s, "  {p:>7}");
         }
+        let _ = write!(s, "  {:>7}", "flushes");
     }
     let _ = writeln!(s);
     for t in timings {
@@ -125,6 +130,7 @@ pub fn table(timings: &[Timing], runs: usize, threads: usize, phases: bool) -> S
             for d in [m.open, m.setup, m.front, m.drain, m.raster, m.capture] {
                 let _ = write!(s, "  {:>7.2}", Timing::ms(d));
             }
+            let _ = write!(s, "  {:>7}", m.flushes);
         }
         let _ = writeln!(s);
     }

@@ -48,8 +48,8 @@ pub struct Args {
     #[arg(long, value_name = "hardware|ppsspp", value_parser = super::parse_model)]
     pub model: Option<ge::Model>,
     /// Time every dump instead of scoring it: each runs --runs times, one dump at a time,
-    /// with --threads raster threads; prints min/median ms per dump and their geometric
-    /// mean (what `replay` reports: open, decode, replay, capture; no PNG).
+    /// rasterizing on the worker threads asked for; prints min/median ms per dump and their
+    /// geometric mean (what `replay` times: open, decode, replay, capture; no PNG).
     #[arg(long, conflicts_with_all = ["output", "json"])]
     pub bench: bool,
     /// Runs per dump with --bench.
@@ -59,6 +59,8 @@ pub struct Args {
     /// queue drain, raster, capture).
     #[arg(long, requires = "bench")]
     pub phases: bool,
+    #[arg(long, value_enum, default_value_t, help = args::PNG_COMPRESSION_HELP)]
+    pub png_compression: psprender::output::PngCompression,
 }
 
 /// One dump to run.
@@ -161,7 +163,7 @@ fn run_case(c: &Case, args: &Args) -> Outcome {
     let result = (|| -> anyhow::Result<(f64, u32)> {
         let img = render_dump(&c.dump, c.model)?;
         if let Some(out) = &args.output {
-            psprender::output::save_png(&img, &out.join(format!("{}.png", c.name)))?;
+            psprender::output::save_png_with(&img, &out.join(format!("{}.png", c.name)), args.png_compression)?;
         }
         let reference =
             c.reference.as_ref().context("no reference image (NAME.ref.png, NAME.hardware.png or NAME.png)")?;
@@ -169,7 +171,8 @@ fn run_case(c: &Case, args: &Args) -> Outcome {
         let score = mse(&img, &reference);
         let pixels = differing_pixels(&img, &reference);
         if let (Some(out), true) = (&args.output, pixels > 0) {
-            psprender::output::save_png(&diff_image(&img, &reference), &out.join(format!("{}.diff.png", c.name)))?;
+            let diff = diff_image(&img, &reference);
+            psprender::output::save_png_with(&diff, &out.join(format!("{}.diff.png", c.name)), args.png_compression)?;
         }
         Ok((score, pixels))
     })();

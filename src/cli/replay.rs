@@ -32,6 +32,8 @@ pub struct Args {
     /// Debugging: print every fragment drawn at pixel X,Y (drawing coordinates, 0..=1023 each).
     #[arg(long, allow_hyphen_values = true, value_parser = args::pixel)]
     pub trace_pixel: Option<(i32, i32)>,
+    #[arg(long, value_enum, default_value_t, help = args::PNG_COMPRESSION_HELP)]
+    pub png_compression: psprender::output::PngCompression,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -46,9 +48,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(out) = &args.output {
         if args.screen {
-            super::render::save_screen(&img, out)?;
+            super::render::save_screen(&img, out, args.png_compression)?;
         } else {
-            psprender::output::save_png(&img, out)?;
+            psprender::output::save_png_with(&img, out, args.png_compression)?;
         }
     }
     let Some(reference_img) = reference_img else {
@@ -70,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let score = mse(&img, &reference_img);
     let pixels = differing_pixels(&img, &reference_img);
     if let Some(diff) = &args.diff {
-        psprender::output::save_png(&diff_image(&img, &reference_img), diff)?;
+        psprender::output::save_png_with(&diff_image(&img, &reference_img), diff, args.png_compression)?;
     }
     let pass = score <= args.max_mse;
     println!(
