@@ -89,7 +89,9 @@ impl TessellationRule {
     /// inds16 patch: control rows 0, 0, 119, 119 need the v = ¼ vertex at 19 (exact 18.6)
     /// and rows 255, 255, 119, 119 need 234 (exact 233.75) for the Gouraud rows between
     /// them to match; rounding to nearest leaves 3 619 pixels of primitives-bezier off by
-    /// one, rounding up 15]. PPSSPP: [`unit_to_u8`].
+    /// one, rounding up 15; re-checked with the colour-plane raster rule: rounding up leaves
+    /// 527 pixels of primitives-bezier off, to nearest 6 113, down 9 069]. PPSSPP:
+    /// [`unit_to_u8`].
     fn color(self, x: f32) -> u8 {
         match self {
             TessellationRule::Hardware => {
