@@ -119,9 +119,44 @@ pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), OutputError> {
     Ok(())
 }
 
-/// Save `img` as PNG at `path` atomically.
+/// How hard PNG outputs are compressed (`--png-compression`). The pixels are the same at
+/// every level. The default is [`PngCompression::Fast`]: on a 512×272 screenshot the
+/// `png` crate's balanced (zlib level 6) encoding costs more than many replays, fast
+/// (fdeflate) a small fraction of one, for files somewhat larger.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PngCompression {
+    /// Stored, not compressed.
+    None,
+    /// fdeflate's fast mode.
+    #[default]
+    Fast,
+    /// zlib level 6.
+    Balanced,
+    /// zlib level 9.
+    High,
+}
+
+impl PngCompression {
+    pub fn to_png(self) -> png::Compression {
+        match self {
+            PngCompression::None => png::Compression::NoCompression,
+            PngCompression::Fast => png::Compression::Fast,
+            PngCompression::Balanced => png::Compression::Balanced,
+            PngCompression::High => png::Compression::High,
+        }
+    }
+}
+
+/// Save `img` as PNG at `path` atomically, with the default (fast) compression.
 pub fn save_png(img: &ge::display::Image, path: &Path) -> Result<(), OutputError> {
-    let bytes = img.to_png().map_err(|e| OutputError::Encode { path: path.to_path_buf(), cause: e.to_string() })?;
+    save_png_with(img, path, PngCompression::default())
+}
+
+/// Save `img` as PNG at `path` atomically, compressed as asked.
+pub fn save_png_with(img: &ge::display::Image, path: &Path, level: PngCompression) -> Result<(), OutputError> {
+    let bytes = img
+        .to_png_with(level.to_png())
+        .map_err(|e| OutputError::Encode { path: path.to_path_buf(), cause: e.to_string() })?;
     write(path, &bytes)
 }
 
@@ -190,6 +225,25 @@ mod tests {
         assert!(matches!(e, OutputError::IsDirectory { .. }), "{e}");
         assert_eq!(std::fs::read(&a).unwrap(), b"json");
         assert_eq!(std::fs::read_dir(root.path().join("m")).unwrap().count(), 3);
+    }
+
+    /// Every level decodes to the same pixels; on a compressible picture each level's file
+    /// is at most the size of the faster one's, and stored is the largest.
+    #[test]
+    fn png_levels_keep_the_pixels() {
+        let root = tempfile::tempdir().unwrap();
+        let mut img = ge::display::Image::black(64, 32);
+        for (i, px) in img.rgba.chunks_exact_mut(4).enumerate() {
+            px.copy_from_slice(&[(i % 64) as u8 * 4, (i / 64) as u8 * 8, (i % 7) as u8, 255]);
+        }
+        let mut sizes = Vec::new();
+        for level in [PngCompression::None, PngCompression::Fast, PngCompression::Balanced, PngCompression::High] {
+            let path = root.path().join(format!("{level:?}.png"));
+            save_png_with(&img, &path, level).unwrap();
+            assert_eq!(ge::display::Image::load(&path).unwrap(), img, "{level:?}");
+            sizes.push(std::fs::metadata(&path).unwrap().len());
+        }
+        assert!(sizes[0] > sizes[1] && sizes[1] >= sizes[2] && sizes[2] >= sizes[3], "{sizes:?}");
     }
 
     #[test]

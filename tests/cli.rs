@@ -151,3 +151,31 @@ fn models_follow_the_reference_kind() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected \"hardware\" or \"ppsspp\""));
 }
+
+/// `frametests --bench` times every dump (no reference needed) and prints min/median ms,
+/// the phases with `--phases`, and the geometric mean; it cannot be combined with scoring
+/// outputs.
+#[test]
+fn frametests_bench_times_every_dump() {
+    let dir = tmp("bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, rgba) in [("red", 0xFF00_00FF), ("blue", 0xFFFF_0000)] {
+        std::fs::write(dir.join(format!("{name}.ppdmp")), clear_dump(rgba).to_bytes()).unwrap();
+    }
+    let out = psprender()
+        .arg("frametests")
+        .arg(&dir)
+        .args(["--bench", "--runs", "3", "--phases", "--threads", "1", "--model", "ppsspp"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for want in ["min ms", "median ms", "front", "raster", "capture", "red", "blue", "ppsspp"] {
+        assert!(text.contains(want), "{want:?} missing: {text}");
+    }
+    assert!(text.contains("2 dumps, 3 runs each, 1 raster threads: geometric mean"), "{text}");
+    let out = psprender().arg("frametests").arg(&dir).args(["--bench", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--bench with --json is a usage error");
+    let out = psprender().arg("frametests").arg(&dir).args(["--runs", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--runs needs --bench and at least 1");
+}

@@ -73,9 +73,10 @@ impl<P: Send + Sync> Binner<P> {
         self.items.len()
     }
 
-    /// The queued primitives, oldest first.
-    pub fn prims_mut(&mut self) -> impl Iterator<Item = &mut P> {
-        self.items.iter_mut().map(|(_, p)| p)
+    /// The queued primitives from the `first`-th on, oldest first (a slice, so starting
+    /// late costs nothing: PPSSPP-model drains start at the end of long queues).
+    pub fn prims_mut(&mut self, first: usize) -> impl Iterator<Item = &mut P> {
+        self.items.get_mut(first..).unwrap_or_default().iter_mut().map(|(_, p)| p)
     }
 
     /// Rasterize everything pushed, then clear the queue. `draw(prim, tile, mem)` draws one

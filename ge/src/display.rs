@@ -71,13 +71,20 @@ impl DisplayBuffer {
             // Rows are raw memory reads: they may run into the next VRAM mirror, and a
             // stride of 0 repeats the first row. The stride is an i32.
             let step = (self.stride as i32).wrapping_mul(bpp as i32).wrapping_mul(y as i32);
-            mem.read_wrapping(base.wrapping_add(step as u32), &mut row);
-            for x in 0..SCREEN_W as usize {
+            let at = base.wrapping_add(step as u32);
+            // A row inside one physical array is one copy; only rows running into a
+            // mirror or unmapped bytes walk the address map byte by byte.
+            match mem.slice(at, row.len() as u32) {
+                Ok(s) => row.copy_from_slice(s),
+                Err(_) => mem.read_wrapping(at, &mut row),
+            }
+            let out = &mut img.rgba[(y * CANVAS_W * 4) as usize..][..(SCREEN_W * 4) as usize];
+            for (x, px) in out.chunks_exact_mut(4).enumerate() {
                 let rgb = match fmt {
                     3 => [row[4 * x], row[4 * x + 1], row[4 * x + 2]],
                     _ => expand16(u16::from_le_bytes([row[2 * x], row[2 * x + 1]]), fmt),
                 };
-                img.put(x as u32, y, [rgb[0], rgb[1], rgb[2], 255]);
+                px.copy_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
             }
         }
         img
@@ -166,13 +173,19 @@ impl Image {
         }
     }
 
-    /// Encode as an 8-bit RGBA PNG.
+    /// Encode as an 8-bit RGBA PNG (the `png` crate's balanced compression).
     pub fn to_png(&self) -> Result<Vec<u8>, ImageError> {
+        self.to_png_with(png::Compression::Balanced)
+    }
+
+    /// Encode as an 8-bit RGBA PNG with the given compression (same pixels at any level).
+    pub fn to_png_with(&self, compression: png::Compression) -> Result<Vec<u8>, ImageError> {
         let mut out = Vec::new();
         {
             let mut enc = png::Encoder::new(&mut out, self.width, self.height);
             enc.set_color(png::ColorType::Rgba);
             enc.set_depth(png::BitDepth::Eight);
+            enc.set_compression(compression);
             let mut w = enc.write_header().map_err(|e| ImageError::PngEncode(e.to_string()))?;
             w.write_image_data(&self.rgba).map_err(|e| ImageError::PngEncode(e.to_string()))?;
         }

@@ -88,6 +88,20 @@ pub struct DrawContext {
     transform_ids: u64,
     /// A PRIM's assembly vertices (buffer reused from PRIM to PRIM).
     verts: Vec<assemble::AsmVertex>,
+    /// Time spent in [`DrawContext::flush`] when profiling (`None`: not measured).
+    pub phases: Option<FlushTimes>,
+}
+
+/// Where [`DrawContext::flush`] spends its time (`psprender frametests --bench --phases`):
+/// two clock reads per flush, only when enabled.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FlushTimes {
+    /// PPSSPP model: the bin queue's drain bookkeeping (task strips, state optimizations).
+    pub drain: std::time::Duration,
+    /// Band copies, rasterization, texture sampling, the pixel pipeline and write-back.
+    pub raster: std::time::Duration,
+    /// Flushes that rasterized something.
+    pub flushes: u32,
 }
 
 impl DrawContext {
@@ -109,6 +123,7 @@ impl DrawContext {
             scratch: assemble::Scratch::default(),
             transform_ids: 0,
             verts: Vec::new(),
+            phases: None,
         }
     }
 
@@ -270,8 +285,13 @@ impl DrawContext {
 
     /// Rasterize everything binned so far into `mem`.
     pub fn flush(&mut self, mem: &mut Memory) {
+        let start = self.phases.is_some().then(std::time::Instant::now);
         if let Some(m) = self.ppsspp.as_mut() {
             m.flush(&mut self.binner);
+        }
+        let drained = start.map(|s| (s, std::time::Instant::now()));
+        if let (Some(p), Some((s, d))) = (self.phases.as_mut(), drained) {
+            p.drain += d - s;
         }
         if self.binner.is_empty() {
             return;
@@ -283,6 +303,10 @@ impl DrawContext {
         self.written = WrittenSpan::default();
         let pool = self.pool.clone();
         self.binner.flush(&target, mem, pool.as_deref(), &rasterize_prim);
+        if let (Some(p), Some((_, d))) = (self.phases.as_mut(), drained) {
+            p.raster += d.elapsed();
+            p.flushes += 1;
+        }
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

@@ -15,6 +15,10 @@
 /// Help text of `--threads`, the same for every command.
 pub const THREADS_HELP: &str = "Worker threads, at least 1 (default: all cores); the output is the same for any count";
 
+/// Help text of `--png-compression`, the same for every command.
+pub const PNG_COMPRESSION_HELP: &str =
+    "PNG compression of the written images (same pixels at every level; fast keeps encoding a small part of the run)";
+
 /// Help text of `--max-mse`, the same for every command.
 pub const MAX_MSE_HELP: &str =
     "Highest MSE (over R, G, B of the 480x272 screen) that passes; PPSSPP's frame tests use 0.1, the aim is 0";

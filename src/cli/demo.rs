@@ -28,6 +28,8 @@ pub struct Args {
     pub yaw: f32,
     #[arg(long, allow_hyphen_values = true, help = args::THREADS_HELP, value_parser = args::threads)]
     pub threads: Option<usize>,
+    #[arg(long, value_enum, default_value_t, help = args::PNG_COMPRESSION_HELP)]
+    pub png_compression: psprender::output::PngCompression,
 }
 
 /// The demo's default camera angle: a three-quarter view shows the column's texture and the
@@ -52,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let output = args.output.unwrap_or_else(|| PathBuf::from("demo.png"));
     psprender::output::prepare(&output)?;
     let img = image(args.frame, args.yaw, args.threads.unwrap_or(0))?;
-    psprender::output::save_png(&img, &output)?;
+    psprender::output::save_png_with(&img, &output, args.png_compression)?;
     println!("wrote {} in {:.1} ms", output.display(), start.elapsed().as_secs_f64() * 1e3);
     Ok(ExitCode::SUCCESS)
 }

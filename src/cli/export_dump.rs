@@ -49,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (bytes, img) = record(&args.scene, &args.pose)?;
     psprender::output::write(&output, &bytes)?;
     if let Some(png) = &args.png {
-        super::render::save_screen(&img, png)?;
+        super::render::save_screen(&img, png, Default::default())?;
     }
     println!("wrote {} ({} bytes) in {:.1} ms", output.display(), bytes.len(), start.elapsed().as_secs_f64() * 1e3);
     Ok(ExitCode::SUCCESS)

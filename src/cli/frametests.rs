@@ -12,7 +12,8 @@
 //!
 //! Each dump replays under the model that made its reference ([`model_for_reference`]:
 //! the PSP for `NAME.hardware.png`, PPSSPP for the others) unless `--model` forces one;
-//! the summary counts per family and model.
+//! the summary counts per family and model. `--bench` times the dumps instead
+//! ([`super::bench`]).
 
 use super::{args, differing_pixels, load_reference, model_for_reference, render_dump};
 use anyhow::Context;
@@ -46,6 +47,20 @@ pub struct Args {
     /// that made its reference.
     #[arg(long, value_name = "hardware|ppsspp", value_parser = super::parse_model)]
     pub model: Option<ge::Model>,
+    /// Time every dump instead of scoring it: each runs --runs times, one dump at a time,
+    /// rasterizing on the worker threads asked for; prints min/median ms per dump and their
+    /// geometric mean (what `replay` times: open, decode, replay, capture; no PNG).
+    #[arg(long, conflicts_with_all = ["output", "json"])]
+    pub bench: bool,
+    /// Runs per dump with --bench.
+    #[arg(long, default_value_t = 5, requires = "bench", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// With --bench: split the median run into phases (open, setup, front end, PPSSPP
+    /// queue drain, raster, capture).
+    #[arg(long, requires = "bench")]
+    pub phases: bool,
+    #[arg(long, value_enum, default_value_t, help = args::PNG_COMPRESSION_HELP)]
+    pub png_compression: psprender::output::PngCompression,
 }
 
 /// One dump to run.
@@ -90,6 +105,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("--filter {f:?} matches none of the {all} dumps in {}", args.dir.display());
         }
     }
+    if args.bench {
+        return bench(&cases, &args);
+    }
     if let Some(out) = &args.output {
         psprender::output::prepare_dir(out)?;
     }
@@ -119,12 +137,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(if outcomes.iter().all(|o| o.pass) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
+/// `--bench`: time the dumps one after the other on a pool of `--threads` threads.
+fn bench(cases: &[Case], args: &Args) -> anyhow::Result<ExitCode> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    let runs = args.runs as usize;
+    let bar = ProgressBar::new(cases.len() as u64);
+    let timings = pool.install(|| {
+        cases
+            .iter()
+            .map(|c| {
+                bar.set_message(c.name.clone());
+                let t = super::bench::time_dump(&c.name, &c.dump, c.model, runs);
+                bar.inc(1);
+                t
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+    bar.finish_and_clear();
+    print!("{}", super::bench::table(&timings, runs, pool.current_num_threads(), args.phases));
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run_case(c: &Case, args: &Args) -> Outcome {
     let start = std::time::Instant::now();
     let result = (|| -> anyhow::Result<(f64, u32)> {
         let img = render_dump(&c.dump, c.model)?;
         if let Some(out) = &args.output {
-            psprender::output::save_png(&img, &out.join(format!("{}.png", c.name)))?;
+            psprender::output::save_png_with(&img, &out.join(format!("{}.png", c.name)), args.png_compression)?;
         }
         let reference =
             c.reference.as_ref().context("no reference image (NAME.ref.png, NAME.hardware.png or NAME.png)")?;
@@ -132,7 +171,8 @@ fn run_case(c: &Case, args: &Args) -> Outcome {
         let score = mse(&img, &reference);
         let pixels = differing_pixels(&img, &reference);
         if let (Some(out), true) = (&args.output, pixels > 0) {
-            psprender::output::save_png(&diff_image(&img, &reference), &out.join(format!("{}.diff.png", c.name)))?;
+            let diff = diff_image(&img, &reference);
+            psprender::output::save_png_with(&diff, &out.join(format!("{}.diff.png", c.name)), args.png_compression)?;
         }
         Ok((score, pixels))
     })();

@@ -1,6 +1,7 @@
 //! Subcommands and what they share: replaying a dump file into a screenshot.
 
 pub mod args;
+pub mod bench;
 pub mod conformance;
 pub mod decode;
 pub mod demo;

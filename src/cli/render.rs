@@ -249,6 +249,8 @@ pub struct Args {
     /// Where to write the 480x272 PNG (default: the model's name with .png, in the current folder).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t, help = args::PNG_COMPRESSION_HELP)]
+    pub png_compression: psprender::output::PngCompression,
 }
 
 /// Read and parse a PAM, naming the file in every error.
@@ -330,7 +332,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("building the display list for {}", args.scene.model.display()))?;
     let mut ge = args.scene.new_ge();
     let img = frame.render(&mut ge).with_context(|| format!("rendering {}", args.scene.model.display()))?;
-    save_screen(&img, &output)?;
+    save_screen(&img, &output, args.png_compression)?;
     println!("wrote {} in {:.1} ms", output.display(), start.elapsed().as_secs_f64() * 1e3);
     Ok(ExitCode::SUCCESS)
 }
@@ -371,7 +373,7 @@ fn render_sequence(
             ge.set_threads(1);
             let img = frame.render(&mut ge).with_context(|| format!("rendering frame {n}"))?;
             let path = frame_path(output, n).expect("pattern checked in run");
-            save_screen(&img, &path)?;
+            save_screen(&img, &path, args.png_compression)?;
             bar.inc(1);
             Ok(())
         })
@@ -386,6 +388,10 @@ fn render_sequence(
 }
 
 /// Save the visible 480x272 part of a display capture (atomically).
-pub fn save_screen(img: &ge::display::Image, path: &std::path::Path) -> anyhow::Result<()> {
-    Ok(psprender::output::save_png(&img.crop(480, 272), path)?)
+pub fn save_screen(
+    img: &ge::display::Image,
+    path: &std::path::Path,
+    level: psprender::output::PngCompression,
+) -> anyhow::Result<()> {
+    Ok(psprender::output::save_png_with(&img.crop(480, 272), path, level)?)
 }

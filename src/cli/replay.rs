@@ -48,6 +48,8 @@ pub struct Args {
     /// clut.png (swatch) of the GE's buffers at the stop (or the end) into this folder.
     #[arg(long, value_name = "DIR")]
     pub buffers: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t, help = args::PNG_COMPRESSION_HELP)]
+    pub png_compression: psprender::output::PngCompression,
 }
 
 /// The `--until-*` stop, if any.
@@ -94,7 +96,7 @@ fn replay_stopped(args: &Args, model: ge::Model) -> anyhow::Result<ge::display::
     };
     if let Some(dir) = &args.buffers {
         for (name, pic) in capture::buffers(&ge).named() {
-            psprender::output::save_png(pic, &dir.join(format!("{name}.png")))?;
+            psprender::output::save_png_with(pic, &dir.join(format!("{name}.png")), args.png_compression)?;
         }
     }
     Ok(img)
@@ -120,9 +122,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(out) = &args.output {
         if args.screen {
-            super::render::save_screen(&img, out)?;
+            super::render::save_screen(&img, out, args.png_compression)?;
         } else {
-            psprender::output::save_png(&img, out)?;
+            psprender::output::save_png_with(&img, out, args.png_compression)?;
         }
     }
     let Some(reference_img) = reference_img else {
@@ -144,7 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let score = mse(&img, &reference_img);
     let pixels = differing_pixels(&img, &reference_img);
     if let Some(diff) = &args.diff {
-        psprender::output::save_png(&diff_image(&img, &reference_img), diff)?;
+        psprender::output::save_png_with(&diff_image(&img, &reference_img), diff, args.png_compression)?;
     }
     let pass = score <= args.max_mse;
     println!(

@@ -284,7 +284,7 @@ impl BinQueue {
             }
         }
         let first = binner.len() - self.queued.len();
-        for p in binner.prims_mut().skip(first).take(n) {
+        for p in binner.prims_mut(first).take(n) {
             p.fix = PrimFix { strips: tasks.clone(), opt: prim_opt(p) };
         }
         self.queued.drain(..n);
@@ -455,7 +455,7 @@ mod tests {
         }
 
         fn prim(&mut self, i: usize) -> (TaskRects, u32) {
-            let p = self.binner.prims_mut().nth(i).expect("binned");
+            let p = self.binner.prims_mut(i).next().expect("binned");
             (p.fix.strips.clone(), p.fix.opt)
         }
     }
