@@ -4,6 +4,7 @@
 
 pub mod conformance;
 pub mod decode;
+pub mod fuzzing;
 pub mod gltf;
 pub mod kh2;
 pub mod output;
