@@ -123,6 +123,84 @@ fn split_framed(b: &[u8]) -> (&[u8], &[u8]) {
     body.split_at(n.min(body.len()))
 }
 
+/// Hand-written lists reaching what the golden scenes do not (seeds for [`commands`]):
+/// Bezier and spline patches at extreme divisions, block transfers running off the end of
+/// VRAM, immediate-mode vertices, CALL/RET nesting, and a texture read from the framebuffer
+/// being drawn.
+pub fn extra_lists() -> Vec<(&'static str, ListBuilder)> {
+    let setup = || {
+        let mut l = ListBuilder::new();
+        l.standard_setup(3);
+        l.clear(0xFF20_2020, 0);
+        l
+    };
+    // 4x4 control points, float positions (through mode off) on a 32x32 patch.
+    let grid: Vec<u8> = (0..16u32)
+        .flat_map(|i| {
+            let (x, y) = ((i % 4) as f32 * 10.0 - 15.0, (i / 4) as f32 * 10.0 - 15.0);
+            [x, y, 0.5].into_iter().flat_map(f32::to_le_bytes)
+        })
+        .collect();
+    let float_pos = 3 << 7;
+    let mut out = Vec::new();
+    let mut bezier = setup();
+    bezier.cmd(op::VERTEXTYPE, float_pos).vertices(&grid).cmd(op::PATCHDIVISION, 127 | (127 << 8));
+    bezier.cmd(op::BEZIER, 4 | (4 << 8)).cmd(op::PATCHPRIMITIVE, 2).cmd(op::BEZIER, 4 | (4 << 8)).finish();
+    out.push(("bezier_divisions_127", bezier));
+    let mut spline = setup();
+    spline.cmd(op::VERTEXTYPE, float_pos).vertices(&grid).cmd(op::PATCHDIVISION, 3 | (5 << 8));
+    spline.cmd(op::SPLINE, 4 | (4 << 8) | (3 << 16) | (1 << 18)).finish();
+    out.push(("spline_open_edges", spline));
+    let mut transfer = setup();
+    transfer
+        .cmd(op::TRANSFERSRC, 0x1F_F000)
+        .cmd(op::TRANSFERSRCW, 512 | (0x04 << 16))
+        .cmd(op::TRANSFERDST, 0x1F_FF00)
+        .cmd(op::TRANSFERDSTW, 64 | (0x04 << 16))
+        .cmd(op::TRANSFERSRCPOS, 0)
+        .cmd(op::TRANSFERDSTPOS, 3 | (2 << 10))
+        .cmd(op::TRANSFERSIZE, 63 | (63 << 10))
+        .cmd(op::TRANSFERSTART, 1)
+        .finish();
+    out.push(("transfer_off_vram_end", transfer));
+    let mut imm = setup();
+    for (x, y) in [(0u32, 0u32), (30, 0), (0, 30), (30, 30)] {
+        imm.cmd(op::VSCX, 0x8000 + (x << 4)).cmd(op::VSCY, 0x8000 + (y << 4)).cmd(op::VCV, 0x00FF_8040);
+        imm.cmd(op::VAP, 0xFF | (4 << 8));
+    }
+    imm.finish();
+    out.push(("immediate_strip", imm));
+    // CALL into a two-word subroutine (MAXZ, RET) placed in the data area, then RET past
+    // the bottom of the stack.
+    let mut calls = setup();
+    let sub = calls
+        .add_data(&[crate::cmd::word(op::MAXZ, 0xBEEF), crate::cmd::word(op::RET, 0)].map(u32::to_le_bytes).concat());
+    calls.cmd(op::BASE, (sub >> 8) & 0x0F_0000).cmd(op::CALL, sub & 0x00FF_FFFF).cmd(op::CALL, sub & 0x00FF_FFFF);
+    calls.cmd(op::RET, 0).finish();
+    out.push(("call_ret", calls));
+    // Texture = the framebuffer itself (VRAM 0, 512 wide), drawn into that framebuffer.
+    let mut rtt = setup();
+    let sprite: Vec<u8> = [(0u16, 0u16, 0i16, 0i16), (64, 64, 32, 32)]
+        .iter()
+        .flat_map(|&(u, v, x, y)| [u.to_le_bytes(), v.to_le_bytes(), x.to_le_bytes(), y.to_le_bytes(), [0, 0]].concat())
+        .collect();
+    rtt.cmd(op::TEXTUREMAPENABLE, 1)
+        .cmd(op::TEXADDR0, 0)
+        .cmd(op::TEXBUFWIDTH0, 512 | (0x04 << 16))
+        .cmd(op::TEXSIZE0, 9 | (9 << 8))
+        .cmd(op::TEXFORMAT, 3)
+        .cmd(op::TEXFLUSH, 0)
+        .cmd(op::VERTEXTYPE, (1 << 23) | 2 | (2 << 7))
+        .vertices(&sprite)
+        .prim(6, 2)
+        .cmd(op::TEXBUFWIDTH0, 0x04 << 16)
+        .cmd(op::VADDR, 0)
+        .prim(6, 2)
+        .finish();
+    out.push(("render_to_texture_bufw_0", rtt));
+    out
+}
+
 /// Encode a [`ListBuilder`] (as the golden scenes build them) in the [`commands`] framing.
 pub fn encode_commands(model: Model, list: &ListBuilder) -> Vec<u8> {
     let mut out = vec![u8::from(model == Model::Ppsspp)];
@@ -251,6 +329,16 @@ mod tests {
         for scene in crate::scenes::SCENES {
             let input = encode_commands(Model::Hardware, &crate::scenes::build(scene));
             assert_eq!(commands(&input), Ok(ListEnd::Finished(0)), "{}", scene.name);
+        }
+    }
+
+    #[test]
+    fn extra_lists_end_within_the_budget() {
+        for (name, l) in extra_lists() {
+            for model in [Model::Hardware, Model::Ppsspp] {
+                let end = commands(&encode_commands(model, &l));
+                assert!(matches!(end, Ok(ListEnd::Finished(0))), "{name} {model:?}: {end:?}");
+            }
         }
     }
 

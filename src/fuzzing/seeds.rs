@@ -56,6 +56,10 @@ pub fn all() -> Vec<Seed> {
             add("ppdmp", format!("{}_v6", scene.name), Some(dump.to_bytes()));
         }
     }
+    for (name, list) in ge::fuzzing::extra_lists() {
+        add("ge_commands", format!("{name}_hw"), Some(ge::fuzzing::encode_commands(Model::Hardware, &list)));
+        add("ge_commands", format!("{name}_pp"), Some(ge::fuzzing::encode_commands(Model::Ppsspp, &list)));
+    }
     if let Ok(dump) = ge::fuzzing::record_scene(&ge::scenes::SCENES[3], Model::Hardware) {
         add("ppdmp", "prim_triangles_v4_snappy".into(), Some(ge::fuzzing::write_snappy(&dump, 4)));
         add("ppdmp", "prim_triangles_v2_snappy".into(), Some(ge::fuzzing::write_snappy(&dump, 2)));
@@ -81,7 +85,7 @@ pub fn pmp(models: &[&Pmo]) -> Option<Vec<u8>> {
     b[0..4].copy_from_slice(MAGIC);
     b[0x10..0x12].copy_from_slice(&u16::try_from(models.len()).ok()?.to_le_bytes());
     for (i, m) in models.iter().enumerate() {
-        while b.len() % 16 != 0 {
+        while !b.len().is_multiple_of(16) {
             b.push(0);
         }
         let at = u32::try_from(b.len()).ok()?;
