@@ -1,15 +1,20 @@
-//! `psprender view`: an interactive window showing the GE framebuffer.
+//! `psprender view`: an interactive window showing a GE framebuffer.
 //!
-//! Every frame the model is drawn the way `render` draws it: [`build_frame`] makes the
-//! display list for the current camera, options and pose, and one reused [`ge::Ge`] runs it;
-//! the 480×272 screen is then scaled by an integer factor into a softbuffer window buffer,
-//! where the overlays (status text, skeleton) are painted. Overlays never touch the GE
-//! framebuffer, so F2/P screenshots are the same bytes `render` writes.
+//! The window shows a [`ViewSource`]: something that renders its current frame through the
+//! GE, handles its keys, and reports its timeline and status. The frame is scaled by an
+//! integer factor into a softbuffer window buffer, where the overlays (status text, the
+//! source's own: skeleton, outlines) are painted. Overlays never touch the GE image, so F2/P
+//! screenshots are the same bytes the matching CLI command writes.
+//!
+//! Sources: [`model::ModelSource`] draws a model the way `render` does ([`build_frame`] for
+//! the current camera, options and pose, one reused [`ge::Ge`]); [`popcap::PopcapSource`]
+//! plays a PopCap PAM the way `popcap --render` draws it.
 //!
 //! Layers, each testable without a window:
 //! * [`state`]: camera control from mouse input, playback time, key toggles ([`ViewerState`]).
 //! * [`draw`]: scaling the screen into the window buffer, reading it back, text and lines.
-//! * [`app`]: the winit event loop; only maps events and calls the two above.
+//! * [`source`], [`model`], [`popcap`]: what is shown.
+//! * [`app`]: the winit event loop; only maps events and calls the layers above.
 //!
 //! Animation enters through [`Clip`]s: a name, a length, a rate, and a function from a
 //! (fractional) frame to joint globals of PMO 0's skeleton (what [`build_frame`] takes as
@@ -19,6 +24,9 @@
 
 pub mod app;
 pub mod draw;
+pub mod model;
+pub mod popcap;
+pub mod source;
 pub mod state;
 
 use crate::scene::camera::Camera;
@@ -27,7 +35,8 @@ use glam::Mat4;
 use std::path::PathBuf;
 use thiserror::Error;
 
-pub use state::{Button, ClipTiming, Input, Key, ViewerState};
+pub use source::{Playhead, ViewSource};
+pub use state::{Button, Changed, ClipTiming, Input, Key, ViewerState};
 
 /// One animation the viewer can play.
 pub struct Clip {
@@ -113,6 +122,10 @@ pub enum ViewerError {
     Softbuffer(String),
     #[error("drawing the scene: {0}")]
     Scene(crate::scene::SceneError),
+    #[error("drawing the animation: {0}")]
+    Popcap(#[from] crate::popcap::render::RenderError),
+    #[error("evaluating the animation: {0}")]
+    PopcapEval(#[from] crate::popcap::PopcapError),
     #[error(transparent)]
     Output(#[from] crate::output::OutputError),
     #[error("the window ({width}x{height}) does not show the whole screen; cannot read it back")]
@@ -156,7 +169,19 @@ impl From<softbuffer::SoftBufferError> for ViewerError {
     }
 }
 
-/// Open the window and run until it is closed (or the non-interactive run is done).
+/// Open the model viewer's window and run until it is closed (or the non-interactive run is
+/// done).
 pub fn run_viewer(input: ViewerInput, control: ViewerControl) -> Result<ViewerStats, ViewerError> {
-    app::run(input, control)
+    let title = input.title.clone();
+    run_source(Box::new(model::ModelSource::new(input)), title, control)
+}
+
+/// Open a window titled `title` showing `source` and run until it is closed (or the
+/// non-interactive run is done).
+pub fn run_source(
+    source: Box<dyn ViewSource>,
+    title: String,
+    control: ViewerControl,
+) -> Result<ViewerStats, ViewerError> {
+    app::run(source, title, control)
 }

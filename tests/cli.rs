@@ -83,7 +83,10 @@ fn replay_compare_and_disasm() {
     assert_eq!(out.status.code(), Some(1));
     let out = psprender().arg("disasm").arg(&dump).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("CLEARMODE 0x000701") && text.contains("PRIM RECTANGLES count=2"), "{text}");
+    assert!(
+        text.contains("CLEARMODE on=1 color=1 stencil=1 depth=1") && text.contains("PRIM RECTANGLES count=2"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -39,6 +39,14 @@ impl Fixture {
         std::fs::write(d.join("anim.pam"), &pam).unwrap();
         std::fs::write(d.join("model.cut.pmo"), &pmo[..pmo.len() / 2]).unwrap();
         std::fs::write(d.join("anim.cut.pam"), &pam[..pam.len() / 2]).unwrap();
+        let kh2 =
+            psprender::kh2::synth::anb(&psprender::kh2::synth::biped_walk(), &psprender::kh2::synth::sample_triggers())
+                .unwrap();
+        std::fs::write(d.join("walk.anb"), &kh2).unwrap();
+        std::fs::write(d.join("walk.cut.anb"), &kh2[..kh2.len() / 2]).unwrap();
+        let popcap = psprender::popcap::synth::feature_scene().to_bytes().unwrap();
+        std::fs::write(d.join("popcap.pam"), &popcap).unwrap();
+        std::fs::write(d.join("popcap.cut.pam"), &popcap[..popcap.len() / 2]).unwrap();
         std::fs::write(d.join("notes.txt"), b"these are not the bytes you are looking for\n").unwrap();
         std::fs::create_dir(d.join("folder")).unwrap();
         std::fs::write(d.join("plain"), b"a file where a folder should be").unwrap();
@@ -83,6 +91,8 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
     ("export-gltf", &["export-gltf"], &["-o", "out/g.gltf"]),
     ("view", &["view"], &[]),
     ("pam", &["pam"], &[]),
+    ("kh2", &["kh2"], &[]),
+    ("popcap", &["popcap"], &[]),
     ("replay", &["replay"], &["-o", "out/p.png"]),
     ("disasm", &["disasm"], &[]),
     ("frametests", &["frametests"], &[]),
@@ -95,6 +105,9 @@ fn inputs(cmd: &str) -> (&'static str, &'static str, &'static str) {
     match cmd {
         "decode" | "render" | "export-dump" | "export-gltf" | "view" => ("model.pmo", "anim.pam", "model.cut.pmo"),
         "pam" => ("anim.pam", "model.pmo", "anim.cut.pam"),
+        "kh2" => ("walk.anb", "model.pmo", "walk.cut.anb"),
+        // A BBS PAM shares the extension: told apart by its magic.
+        "popcap" => ("popcap.pam", "anim.pam", "popcap.cut.pam"),
         "replay" | "disasm" => ("dumps/scene.ppdmp", "model.pmo", "scene.cut.ppdmp"),
         _ => ("dumps", "notes.txt", "scene.cut.ppdmp"),
     }

@@ -189,3 +189,44 @@ fn sequences_same_bytes_for_any_thread_count() {
         }
     }
 }
+
+#[test]
+fn size_and_scale_set_the_canvas() {
+    let pam = write_pam("size.pam", &clip_scene());
+    let p = pam.to_str().unwrap();
+    let render = |name: &str, extra: &[&str]| {
+        let out = tmp(name);
+        let args: Vec<&str> =
+            [p, "--frame", "1", "--render", out.to_str().unwrap()].into_iter().chain(extra.iter().copied()).collect();
+        ok(&args);
+        ge::display::Image::load(&out).unwrap()
+    };
+    let base = render("size-base.png", &[]);
+    assert_eq!((base.width, base.height), (160, 120), "the PAM's declared size");
+    // A larger canvas: the same picture at the same place, transparent beyond it.
+    let big = render("size-big.png", &["--size", "200x150"]);
+    assert_eq!((big.width, big.height), (200, 150));
+    for y in 0..150 {
+        for x in 0..200 {
+            let want = if x < 160 && y < 120 { base.get(x, y) } else { [0, 0, 0, 0] };
+            assert_eq!(big.get(x, y), want, "({x}, {y})");
+        }
+    }
+    // A smaller one crops it; upper-case X is accepted.
+    let small = render("size-small.png", &["--size", "100X50"]);
+    assert_eq!(small, base.crop(100, 50));
+    // --scale without --size scales the declared size (rounded up); --size wins over it.
+    let scaled = render("size-scaled.png", &["--scale", "1.5"]);
+    assert_eq!((scaled.width, scaled.height), (240, 180));
+    assert_ne!(scaled.crop(160, 120), base, "the picture is scaled too");
+    let both = render("size-both.png", &["--scale", "2", "--size", "64x32"]);
+    assert_eq!((both.width, both.height), (64, 32));
+    // Bad sizes: usage errors naming the rule.
+    for (bad, says) in [("0x10", "1..=8192"), ("10x9000", "1..=8192"), ("10", "is not WxH"), ("ax3", "whole number")] {
+        let o = run(&[p, "--frame", "0", "--render", tmp("never.png").to_str().unwrap(), "--size", bad]);
+        assert_eq!(o.status.code(), Some(2), "--size {bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says) && err.contains("--size"), "--size {bad}: {err}");
+    }
+    assert!(!tmp("never.png").exists());
+}

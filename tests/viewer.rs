@@ -425,6 +425,44 @@ fn overlay_pixels(px: &[u32]) -> usize {
     px.iter().filter(|&&p| p == JOINT_COLOUR || p == BONE_COLOUR).count()
 }
 
+/// Whether xdotool runs (else the test says why it skips).
+fn has_xdotool(x: &XServer) -> bool {
+    let ok =
+        Command::new("xdotool").arg("version").env("DISPLAY", &x.display).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: no xdotool; install xdotool to drive the viewer with real input");
+    }
+    ok
+}
+
+/// `view FILE ARGS --screenshot-dir DIR` running, and its window once it appears (the title
+/// names the file, whose path is unique to this test run).
+fn spawn_viewer(x: &XServer, file: &Path, args: &[&str], dir: &Path) -> (Viewer, u32) {
+    let mut viewer = Viewer(
+        psprender()
+            .env("DISPLAY", &x.display)
+            .arg("view")
+            .arg(file)
+            .args(args)
+            .arg("--screenshot-dir")
+            .arg(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let name = file.display().to_string();
+    let wid: u32 = poll("the viewer window", || {
+        if let Ok(Some(status)) = viewer.0.try_wait() {
+            let mut err = String::new();
+            let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
+            panic!("the viewer exited ({status}) before its window appeared: {err}");
+        }
+        xdotool(&x.display, &["search", "--name", &name])?.lines().next()?.trim().parse().ok()
+    });
+    (viewer, wid)
+}
+
 /// The decoded PNG at `path` once it is completely written.
 fn png_when_written(path: &Path) -> Vec<u8> {
     poll(&format!("screenshot {}", path.display()), || {
@@ -436,9 +474,7 @@ fn png_when_written(path: &Path) -> Vec<u8> {
 #[test]
 fn keys_and_mouse_drive_the_window() {
     let Some(x) = x_server() else { return };
-    if Command::new("xdotool").arg("version").env("DISPLAY", &x.display).output().map_or(true, |o| !o.status.success())
-    {
-        eprintln!("skipping: no xdotool; install xdotool to drive the viewer with real input");
+    if !has_xdotool(&x) {
         return;
     }
     let dir = tmp("input");
@@ -447,29 +483,7 @@ fn keys_and_mouse_drive_the_window() {
     std::fs::write(&model_path, model().to_bytes().unwrap()).unwrap();
     let args = ["--yaw", "30"];
 
-    let mut viewer = Viewer(
-        psprender()
-            .env("DISPLAY", &x.display)
-            .arg("view")
-            .arg(&model_path)
-            .args(args)
-            .arg("--screenshot-dir")
-            .arg(&dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    // The title names the model, whose path is unique to this test run.
-    let name = model_path.display().to_string();
-    let wid: u32 = poll("the viewer window", || {
-        if let Ok(Some(status)) = viewer.0.try_wait() {
-            let mut err = String::new();
-            let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
-            panic!("the viewer exited ({status}) before its window appeared: {err}");
-        }
-        xdotool(&x.display, &["search", "--name", &name])?.lines().next()?.trim().parse().ok()
-    });
+    let (mut viewer, wid) = spawn_viewer(&x, &model_path, &args, &dir);
     let wids = wid.to_string();
     let (conn, _) = x11rb::connect(Some(&x.display)).unwrap();
     let (w, h) = (960u16, 544u16); // --scale 2
@@ -523,4 +537,168 @@ fn keys_and_mouse_drive_the_window() {
     let _ = viewer.0.stderr.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut err));
     assert!(status.success(), "viewer failed: {err}");
     assert_eq!(out.matches("saved ").count(), 4, "{out}");
+}
+
+// ---- PopCap PAM -----------------------------------------------------------------------------
+
+use psprender::popcap::synth::{anim, append, frame, image, mv, sprite, test_pixels};
+use psprender::popcap::Name;
+
+/// Version 6, 120×80, 30 fps, four frames: labels "start"@0 and "end"@2, STOP on 1 and 3;
+/// layer 0 = image 0 (`tile_24x16`) moving right 10 px a frame, layer 5 = image 1
+/// (`mark_12x12`) fixed at (70, 40), coloured orange.
+fn popcap_anim() -> Vec<u8> {
+    let v = 6;
+    let frames = (0..4)
+        .map(|f| {
+            let appends = if f == 0 { vec![append(0, 0, false), append(5, 1, false)] } else { vec![] };
+            let mut fixed = mv(5, 70.0, 40.0);
+            fixed.color = (f == 0).then_some([255, 160, 40, 255]);
+            let mut fr = frame(appends, vec![mv(0, 10.0 + 10.0 * f64::from(f), 20.0), fixed]);
+            fr.label = [Some("start"), None, Some("end"), None][f as usize].map(Name::new);
+            fr.stop = f % 2 == 1;
+            fr
+        })
+        .collect();
+    let mut a =
+        anim(v, vec![image("tile_24x16", 24, 16, v), image("mark_12x12", 12, 12, v)], vec![], sprite(v, "m", frames));
+    a.size = [120 * 20, 80 * 20];
+    a.to_bytes().unwrap()
+}
+
+/// A folder with `tile.png`, the test picture of image 0 (image 1 stays a placeholder).
+fn popcap_images(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let p = test_pixels(0, 24, 16);
+    let img = ge::display::Image { width: p.width, height: p.height, rgba: p.rgba };
+    std::fs::write(dir.join("tile_24x16.png"), psprender::popcap::encode::png_bytes(&img).unwrap()).unwrap();
+}
+
+/// `view FILE.pam ARGS VIEW_ARGS --exit-after-frames 3 --screenshot` (read back from the
+/// window) and `popcap FILE.pam ARGS RENDER_ARGS --render` write the same PNG bytes.
+fn pam_view_equals_render(
+    x: &XServer,
+    pam: &Path,
+    args: &[&str],
+    (view_args, render_args): (&[&str], &[&str]),
+    tag: &str,
+) -> Vec<u8> {
+    let a = tmp(&format!("{tag}-view.png"));
+    let b = tmp(&format!("{tag}-render.png"));
+    run(psprender()
+        .env("DISPLAY", &x.display)
+        .arg("view")
+        .arg(pam)
+        .args(args)
+        .args(view_args)
+        .args(["--exit-after-frames", "3", "--screenshot"])
+        .arg(&a));
+    run(psprender().arg("popcap").arg(pam).args(args).args(render_args).arg("--render").arg(&b));
+    let (pa, pb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(pa, pb, "{tag}: the window differs from popcap --render");
+    pa
+}
+
+#[test]
+fn popcap_window_shows_exactly_what_popcap_render_writes() {
+    let Some(x) = x_server() else { return };
+    let pam = tmp("anim-popcap.pam");
+    std::fs::write(&pam, popcap_anim()).unwrap();
+    let images = tmp("popcap-images");
+    popcap_images(&images);
+    let p = pam.as_path();
+    let img = images.to_str().unwrap();
+    // The window holds no alpha: an opaque background makes every pixel alpha 255.
+    let bg = ["--background", "203040"];
+    let none: &[&str] = &[];
+    let start = pam_view_equals_render(&x, p, &[&bg[..], &["--label", "start"]].concat(), (none, none), "start");
+    let end = pam_view_equals_render(&x, p, &[&bg[..], &["--label", "end"]].concat(), (none, none), "end");
+    assert_ne!(start, end, "the labels show different frames");
+    let f0 = pam_view_equals_render(&x, p, &[&bg[..], &["--images", img]].concat(), (none, &["--frame", "0"]), "img");
+    assert_ne!(f0, start, "the PNG image replaced the placeholder");
+    let sized = [&bg[..], &["--images", img, "--size", "200x90", "--nearest"]].concat();
+    let frame1 = (&["--start-frame", "1"][..], &["--frame", "1"][..]);
+    let big = pam_view_equals_render(&x, p, &sized, frame1, "sized");
+    let decoded = ge::display::Image::from_png(&big).unwrap();
+    assert_eq!((decoded.width, decoded.height), (200, 90));
+}
+
+#[test]
+fn popcap_view_rejects_model_options_and_bad_files() {
+    let pam = tmp("anim-popcap-bad.pam");
+    let bytes = popcap_anim();
+    std::fs::write(&pam, &bytes).unwrap();
+    let fail = |args: &[&str]| {
+        let out = psprender().env("DISPLAY", ":9999").arg("view").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let p = pam.to_str().unwrap();
+    let e = fail(&[p, "--wireframe", "--section", "1"]);
+    assert!(e.contains("is a PopCap PAM") && e.contains("--section, --wireframe"), "{e}");
+    let e = fail(&[p, "--label", "middle"]);
+    assert!(e.contains("no label \"middle\"") && e.contains("start, end"), "{e}");
+    let e = fail(&[p, "--start-frame", "4"]);
+    assert!(e.contains("past the main sprite's 4 frames"), "{e}");
+    // Truncated: the parser's offset reaches the message.
+    let cut = tmp("anim-popcap-cut.pam");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let e = fail(&[cut.to_str().unwrap()]);
+    assert!(e.contains("parsing") && e.contains("truncated at offset"), "{e}");
+    // PopCap options on a model.
+    let model_path = tmp("model-popcap-opts.pmo");
+    std::fs::write(&model_path, model().to_bytes().unwrap()).unwrap();
+    let e = fail(&[model_path.to_str().unwrap(), "--images", "."]);
+    assert!(e.contains("options for PopCap PAMs only: --images"), "{e}");
+}
+
+#[test]
+fn popcap_keys_drive_the_window() {
+    let Some(x) = x_server() else { return };
+    if !has_xdotool(&x) {
+        return;
+    }
+    let dir = tmp("popcap-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pam = dir.join("keys-popcap.pam");
+    std::fs::write(&pam, popcap_anim()).unwrap();
+    let (mut viewer, wid) = spawn_viewer(&x, &pam, &[], &dir);
+    let wids = wid.to_string();
+    let (conn, _) = x11rb::connect(Some(&x.display)).unwrap();
+    let (w, h) = (240u16, 160u16); // the 120×80 canvas at --scale 2
+    poll("the first frame with its status line", || {
+        let px = window_pixels(&conn, wid, w, h)?;
+        (status_cell(&px, w.into(), 6) == glyph('m') && status_cell(&px, w.into(), 7) == glyph('s')).then_some(())
+    });
+    assert!(xdotool(&x.display, &["windowfocus", "--sync", &wids]).is_some(), "cannot focus the window");
+    let render = |tag: &str, args: &[&str]| {
+        let out = tmp(&format!("popcap-keys-{tag}.png"));
+        run(psprender().arg("popcap").arg(&pam).args(args).arg("--render").arg(&out));
+        std::fs::read(&out).unwrap()
+    };
+
+    // Right, F2: frame 1, as `popcap --frame 1 --render` draws it (transparent, alpha kept).
+    xdotool(&x.display, &["key", "Right", "F2"]).unwrap();
+    let shot1 = png_when_written(&dir.join("view-0001.png"));
+    assert_eq!(shot1, render("f1", &["--frame", "1"]), "Right + F2 differs from popcap --frame 1");
+    // ] ]: clip "end" (after "start"), as `popcap --label end --render`.
+    xdotool(&x.display, &["key", "bracketright", "bracketright", "F2"]).unwrap();
+    let shot2 = png_when_written(&dir.join("view-0002.png"));
+    assert_eq!(shot2, render("end", &["--label", "end"]), "] ] + F2 differs from popcap --label end");
+    // 1: the first main layer (layer 0) disappears.
+    xdotool(&x.display, &["key", "1", "p"]).unwrap();
+    let shot3 = png_when_written(&dir.join("view-0003.png"));
+    assert_ne!(shot3, shot2, "digit 1 hid nothing");
+    // K: outlines in the window.
+    let outline = psprender::viewer::popcap::OUTLINE_COLOUR;
+    xdotool(&x.display, &["key", "k"]).unwrap();
+    poll("the outlines after K", || {
+        (window_pixels(&conn, wid, w, h)?.iter().filter(|&&p| p == outline).count() > 20).then_some(())
+    });
+    xdotool(&x.display, &["key", "q"]).unwrap();
+    let status = poll("the viewer to quit after Q", || viewer.0.try_wait().ok().flatten());
+    let mut out = String::new();
+    let _ = viewer.0.stdout.take().map(|mut o| std::io::Read::read_to_string(&mut o, &mut out));
+    assert!(status.success());
+    assert_eq!(out.matches("saved ").count(), 3, "{out}");
 }

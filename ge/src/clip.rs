@@ -11,7 +11,7 @@
 //!   triangle is tried in both vertex orders (v0,v1,v2) and (v2,v1,v0) and whichever
 //!   passes is emitted, exactly as PPSSPP hands triangles to its rasterizer.
 
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::geom::{ClipVertex, ScreenVertex};
 use crate::regs::Regs;
 use crate::transform::{project, TransformState};
@@ -34,7 +34,7 @@ impl CullMode {
     pub fn decode(regs: &Regs) -> CullMode {
         if !regs.enabled(op::CULLFACEENABLE) || regs.clear_mode().is_some() {
             CullMode::None
-        } else if regs.field(op::CULL, 0, 1) == 0 {
+        } else if regs.get(reg::CULL).ccw() == 0 {
             CullMode::Clockwise
         } else {
             CullMode::CounterClockwise

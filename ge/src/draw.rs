@@ -39,7 +39,8 @@ use written::WrittenSpan;
 use std::sync::Arc;
 
 use crate::bin::FbTarget;
-use crate::cmd::op;
+use crate::cmd::fields::PrimArg;
+use crate::cmd::{op, reg};
 use crate::geom::{NumFormat, PrimType, Quad, VertexType};
 use crate::mem::{MemError, Memory};
 use crate::model::Model;
@@ -125,11 +126,11 @@ impl DrawContext {
 /// (ge-reference.md §15.5: VRAM + (ptr & 0x1FFFF0), stride & 0x7FC).
 pub fn fb_target(regs: &Regs) -> FbTarget {
     FbTarget {
-        color_addr: 0x0400_0000 | (regs.arg(op::FRAMEBUFPTR) & 0x1F_FFF0),
-        stride: regs.arg(op::FRAMEBUFWIDTH) & 0x7FC,
-        fmt: FbFormat::from_bits(regs.arg(op::FRAMEBUFPIXFORMAT)),
-        depth_addr: 0x0400_0000 | (regs.arg(op::ZBUFPTR) & 0x1F_FFF0),
-        zstride: regs.arg(op::ZBUFWIDTH) & 0x7FC,
+        color_addr: 0x0400_0000 | regs.get(reg::FRAMEBUFPTR).vram_offset(),
+        stride: regs.get(reg::FRAMEBUFWIDTH).stride(),
+        fmt: FbFormat::from_bits(regs.get(reg::FRAMEBUFPIXFORMAT).format()),
+        depth_addr: 0x0400_0000 | regs.get(reg::ZBUFPTR).vram_offset(),
+        zstride: regs.get(reg::ZBUFWIDTH).stride(),
     }
 }
 
@@ -177,8 +178,8 @@ impl DrawContext {
             // Each draw gets its own state so traces can name the draw.
             self.state_dirty = true;
         }
-        let count = arg & 0xFFFF;
-        let prim = PrimType::from_bits(arg >> 16);
+        let arg = PrimArg(arg);
+        let (count, prim) = (arg.count(), PrimType::from_bits(arg.prim()));
         let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
         let layout = VertexLayout::new(vtype.raw);
         let params = gs.decode_params();

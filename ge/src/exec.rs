@@ -12,7 +12,8 @@
 //! binned draws may touch (block transfers, framebuffer changes, the end of a list)
 //! flushes first, so the result is the same as drawing immediately.
 
-use crate::cmd::{op, split};
+use crate::cmd::fields::{BoneIndex, EndArg, LoadClutArg, MatrixIndex, SignalArg};
+use crate::cmd::{op, reg, split};
 use crate::draw::DrawContext;
 use crate::mem::{MemError, Memory};
 use crate::model::Model;
@@ -170,39 +171,39 @@ impl Ge {
                 crate::transfer::block_transfer(&self.state.regs, &mut self.mem, arg);
                 return Ok(());
             }
-            op::BONEMATRIXNUMBER => st.mats.bone_index = arg & 0x7F,
+            op::BONEMATRIXNUMBER => st.mats.bone_index = BoneIndex(arg).index(),
             op::BONEMATRIXDATA => {
                 let i = st.mats.bone_index as usize;
                 if i < 96 {
                     st.mats.bones[i] = float24(arg);
                 }
-                st.mats.bone_index = (st.mats.bone_index + 1) & 0x7F;
+                st.mats.bone_index = BoneIndex(st.mats.bone_index + 1).index();
             }
-            op::WORLDMATRIXNUMBER => st.mats.world_index = arg & 0xF,
+            op::WORLDMATRIXNUMBER => st.mats.world_index = MatrixIndex(arg).index(),
             op::WORLDMATRIXDATA => {
                 let i = st.mats.world_index as usize;
                 if i < 12 {
                     st.mats.world[i] = float24(arg);
                 }
-                st.mats.world_index = (st.mats.world_index + 1) & 0xF;
+                st.mats.world_index = MatrixIndex(st.mats.world_index + 1).index();
             }
-            op::VIEWMATRIXNUMBER => st.mats.view_index = arg & 0xF,
+            op::VIEWMATRIXNUMBER => st.mats.view_index = MatrixIndex(arg).index(),
             op::VIEWMATRIXDATA => {
                 let i = st.mats.view_index as usize;
                 if i < 12 {
                     st.mats.view[i] = float24(arg);
                 }
-                st.mats.view_index = (st.mats.view_index + 1) & 0xF;
+                st.mats.view_index = MatrixIndex(st.mats.view_index + 1).index();
             }
-            op::PROJMATRIXNUMBER => st.mats.proj_index = arg & 0xF,
+            op::PROJMATRIXNUMBER => st.mats.proj_index = MatrixIndex(arg).index(),
             op::PROJMATRIXDATA => {
                 let i = st.mats.proj_index as usize;
                 if i < 16 {
                     st.mats.proj[i] = float24(arg);
                 }
-                st.mats.proj_index = (st.mats.proj_index + 1) & 0xF;
+                st.mats.proj_index = MatrixIndex(st.mats.proj_index + 1).index();
             }
-            op::TGENMATRIXNUMBER => st.mats.tgen_index = arg & 0xF,
+            op::TGENMATRIXNUMBER => st.mats.tgen_index = MatrixIndex(arg).index(),
             op::TGENMATRIXDATA => {
                 let i = st.mats.tgen_index as usize;
                 if i < 12 {
@@ -212,7 +213,7 @@ impl Ge {
                     }
                     st.mats.tgen[i] = float24(arg);
                 }
-                st.mats.tgen_index = (st.mats.tgen_index + 1) & 0xF;
+                st.mats.tgen_index = MatrixIndex(st.mats.tgen_index + 1).index();
             }
             op::VAP => {
                 st.regs.set(cmd, arg);
@@ -222,7 +223,7 @@ impl Ge {
             _ => {}
         }
         self.state.regs.set(cmd, arg);
-        if prev != arg & 0x00FF_FFFF {
+        if prev != arg {
             self.draw.state_dirty = true;
             let dirty = crate::cmd::info(cmd).dirty;
             if dirty.raster(prev ^ arg) {
@@ -240,8 +241,8 @@ impl Ge {
     /// (ppdmp-format.md §7, PPSSPP `SoftGPU::Execute_LoadClut`).
     fn load_clut(&mut self, arg: u32) {
         let regs = &self.state.regs;
-        let addr = (regs.arg(op::CLUTADDR) & 0x00FF_FFF0) | ((regs.arg(op::CLUTADDRUPPER) & 0x000F_0000) << 8);
-        let bytes = (((arg & 0x3F) * 32) as usize).min(1024);
+        let addr = regs.get(reg::CLUTADDR).low() | regs.get(reg::CLUTADDRUPPER).high();
+        let bytes = ((LoadClutArg(arg).blocks() * 32) as usize).min(1024);
         if addr == 0 || bytes == 0 {
             return;
         }
@@ -303,11 +304,12 @@ impl Ge {
                     match pcmd {
                         op::FINISH => {
                             self.flush();
-                            return Ok(ListEnd::Finished(parg & 0xFFFF));
+                            return Ok(ListEnd::Finished(SignalArg(parg).data()));
                         }
                         op::SIGNAL => {
-                            let behaviour = (parg >> 16) & 0xFF;
-                            let target = (((parg & 0xFFFF) << 16) | (arg & 0xFFFF)) & !3;
+                            let (signal, end) = (SignalArg(parg), EndArg(arg));
+                            let behaviour = signal.behaviour();
+                            let target = ((signal.data() << 16) | end.data()) & !3;
                             match behaviour {
                                 0x01 | 0x03 => {
                                     self.flush();

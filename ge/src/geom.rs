@@ -5,6 +5,7 @@
 //! memory --vertex--> Vertex --transform--> ClipVertex --clip/screen--> ScreenVertex
 //!        --raster--> Fragment (2x2 quads) --texture, pixel--> framebuffer
 //! ```
+use crate::cmd::fields::VType;
 
 /// A screen coordinate in 1/16 pixel units (the GE's 12.4 fixed point), relative to the
 /// drawing offset. The constructors name their rounding.
@@ -254,7 +255,8 @@ pub struct VertexType {
 
 impl VertexType {
     pub fn from_bits(v: u32) -> VertexType {
-        let color = match (v >> 2) & 7 {
+        let t = VType(v);
+        let color = match t.color() {
             0 => ColorFormat::None,
             4 => ColorFormat::Rgb565,
             5 => ColorFormat::Rgba5551,
@@ -262,7 +264,7 @@ impl VertexType {
             7 => ColorFormat::Rgba8888,
             n => ColorFormat::Invalid(n as u8),
         };
-        let index = match (v >> 11) & 3 {
+        let index = match t.index() {
             0 => IndexFormat::None,
             1 => IndexFormat::U8,
             2 => IndexFormat::U16,
@@ -270,15 +272,15 @@ impl VertexType {
         };
         VertexType {
             raw: v & 0x00FF_FFFF,
-            texcoord: NumFormat::from_bits(v),
+            texcoord: NumFormat::from_bits(t.texcoord()),
             color,
-            normal: NumFormat::from_bits(v >> 5),
-            position: NumFormat::from_bits(v >> 7),
-            weight: NumFormat::from_bits(v >> 9),
+            normal: NumFormat::from_bits(t.normal()),
+            position: NumFormat::from_bits(t.position()),
+            weight: NumFormat::from_bits(t.weight()),
             index,
-            weight_count: (((v >> 14) & 7) + 1) as u8,
-            morph_count: (((v >> 18) & 7) + 1) as u8,
-            through: v & (1 << 23) != 0,
+            weight_count: (t.weight_count() + 1) as u8,
+            morph_count: (t.morph_count() + 1) as u8,
+            through: t.through() != 0,
         }
     }
 

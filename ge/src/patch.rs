@@ -42,7 +42,8 @@ mod tests;
 
 pub use basis::{bezier_weights, normalized_approx, spline_weights, spline_weights_exact, Weight};
 
-use crate::cmd::op;
+use crate::cmd::fields::PatchArg;
+use crate::cmd::{op, reg};
 use crate::geom::{ColorFormat, PrimType, Vertex, VertexType};
 use crate::regs::Regs;
 use crate::transform::RsqrtRule;
@@ -88,7 +89,9 @@ impl TessellationRule {
     /// inds16 patch: control rows 0, 0, 119, 119 need the v = ¼ vertex at 19 (exact 18.6)
     /// and rows 255, 255, 119, 119 need 234 (exact 233.75) for the Gouraud rows between
     /// them to match; rounding to nearest leaves 3 619 pixels of primitives-bezier off by
-    /// one, rounding up 15]. PPSSPP: [`unit_to_u8`].
+    /// one, rounding up 15; re-checked with the colour-plane raster rule: rounding up leaves
+    /// 527 pixels of primitives-bezier off, to nearest 6 113, down 9 069]. PPSSPP:
+    /// [`unit_to_u8`].
     fn color(self, x: f32) -> u8 {
         match self {
             TessellationRule::Hardware => {
@@ -148,18 +151,20 @@ impl PatchParams {
     /// Decode a BEZIER (0x05) or SPLINE (0x06) command; any other `cmd` is read as
     /// BEZIER. Fields per ge-reference.md §1.2 and PP `SoftGPU::Execute_Bezier/Spline`.
     pub fn decode(regs: &Regs, cmd: u8, arg: u32, vtype: &VertexType) -> PatchParams {
+        let arg = PatchArg(arg);
         let kind = if cmd == op::SPLINE {
-            PatchKind::Spline { u_edge: ((arg >> 16) & 3) as u8, v_edge: ((arg >> 18) & 3) as u8 }
+            PatchKind::Spline { u_edge: arg.u_edge() as u8, v_edge: arg.v_edge() as u8 }
         } else {
             PatchKind::Bezier
         };
+        let div = regs.get(reg::PATCHDIVISION);
         PatchParams {
             kind,
-            u_count: arg & 0xFF,
-            v_count: (arg >> 8) & 0xFF,
-            u_div: regs.field(op::PATCHDIVISION, 0, 7),
-            v_div: regs.field(op::PATCHDIVISION, 8, 7),
-            output: regs.field(op::PATCHPRIMITIVE, 0, 2),
+            u_count: arg.u_count(),
+            v_count: arg.v_count(),
+            u_div: div.u(),
+            v_div: div.v(),
+            output: regs.get(reg::PATCHPRIMITIVE).prim(),
             reverse_normals: regs.enabled(op::PATCHFACING),
             has_texcoord: vtype.has_texcoord(),
             has_color: vtype.color != ColorFormat::None,

@@ -32,7 +32,7 @@ pub use blend::{Blend, BlendEq, BlendFactor, LogicOp};
 pub use format::{decode_color, encode_color, Rgb565, Rgba4444, Rgba5551, Rgba8888};
 pub use stencil::StencilOp;
 
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::geom::Fragment;
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
@@ -155,23 +155,23 @@ impl PixelState {
     /// Decode from the register file. `through`: the draw's vertex type is through mode
     /// (no depth-range test, no fog).
     pub fn decode(regs: &Regs, through: bool) -> PixelState {
-        let fmt = FbFormat::from_bits(regs.arg(op::FRAMEBUFPIXFORMAT));
+        let fmt = FbFormat::from_bits(regs.get(reg::FRAMEBUFPIXFORMAT).format());
         let clear_mode = regs.clear_mode();
         let clear = clear_mode.is_some();
 
         // [PP GPUState.h getDitherValue] 4-bit fields sign-extended; bits above 15 ignored.
         let dither = regs.enabled(op::DITHERENABLE).then(|| {
             let mut m = [0i8; 16];
-            for (y, row) in [op::DITH0, op::DITH0 + 1, op::DITH0 + 2, op::DITH0 + 3].into_iter().enumerate() {
+            for y in 0..4 {
+                let row = regs.get(reg::DITH0.at(y));
                 for x in 0..4 {
-                    let raw = regs.field(row, 4 * x as u32, 4) as u8;
-                    m[y * 4 + x] = ((raw << 4) as i8) >> 4;
+                    m[y * 4 + x] = row.offset(x);
                 }
             }
             m
         });
-        let depth_range = (!through).then(|| (regs.field(op::MINZ, 0, 16) as u16, regs.field(op::MAXZ, 0, 16) as u16));
-        let color_mask = (regs.arg(op::MASKRGB) & 0x00FF_FFFF) | (regs.field(op::MASKALPHA, 0, 8) << 24);
+        let depth_range = (!through).then(|| (regs.get(reg::MINZ).z() as u16, regs.get(reg::MAXZ).z() as u16));
+        let color_mask = regs.arg(op::MASKRGB) | (regs.get(reg::MASKALPHA).value() << 24);
 
         let mut st = PixelState {
             fmt,
@@ -227,28 +227,28 @@ impl PixelState {
     fn decode_normal(&mut self, regs: &Regs, through: bool) {
         let fmt = self.fmt;
         let ztest = regs.enabled(op::ZTESTENABLE);
-        let zfunc = Compare::from_code(regs.field(op::ZTEST, 0, 3));
+        let zfunc = Compare::from_code(regs.get(reg::ZTEST).func());
         self.depth_func = if ztest { zfunc } else { Compare::Always };
         // [PP ComputePixelFuncID depthWrite] no depth write without the depth test.
         self.depth_write = ztest && !regs.enabled(op::ZWRITEDISABLE);
 
         // Alpha test [PP AlphaTestPassed]: (a & mask) OP (ref & mask).
         if regs.enabled(op::ALPHATESTENABLE) {
-            self.alpha_func = Compare::from_code(regs.field(op::ALPHATEST, 0, 3));
-            self.alpha_mask = regs.field(op::ALPHATEST, 16, 8) as u8;
-            self.alpha_ref = regs.field(op::ALPHATEST, 8, 8) as u8 & self.alpha_mask;
+            let at = regs.get(reg::ALPHATEST);
+            self.alpha_func = Compare::from_code(at.func());
+            self.alpha_mask = at.mask() as u8;
+            self.alpha_ref = at.reference() as u8 & self.alpha_mask;
         }
 
         // Stencil, following ComputePixelFuncID step by step: the resulting on/off flag
         // feeds the write mask and the colour-test shortcut below.
         let stencil_enabled = regs.enabled(op::STENCILTESTENABLE);
-        let sfunc = Compare::from_code(regs.field(op::STENCILTEST, 0, 3));
-        let sref = regs.field(op::STENCILTEST, 8, 8) as u8;
-        let smask = regs.field(op::STENCILTEST, 16, 8) as u8;
-        let (sfail_raw, zfail_raw, zpass_raw) =
-            (regs.field(op::STENCILOP, 0, 3), regs.field(op::STENCILOP, 8, 3), regs.field(op::STENCILOP, 16, 3));
+        let st = regs.get(reg::STENCILTEST);
+        let (sfunc, sref, smask) = (Compare::from_code(st.func()), st.reference() as u8, st.mask() as u8);
+        let sop = regs.get(reg::STENCILOP);
+        let (sfail_raw, zfail_raw, zpass_raw) = (sop.fail(), sop.zfail(), sop.zpass());
         let mut stencil = if stencil_enabled && sfunc == Compare::Always {
-            let stencil_write = regs.field(op::MASKALPHA, 0, 8) != 0xFF && fmt != FbFormat::Rgb565;
+            let stencil_write = regs.get(reg::MASKALPHA).value() != 0xFF && fmt != FbFormat::Rgb565;
             if ztest && zfunc != Compare::Always {
                 stencil_write && (zpass_raw != 0 || zfail_raw != 0)
             } else {
@@ -286,10 +286,9 @@ impl PixelState {
         self.stencil = stencil;
 
         // Blending [PP ComputePixelFuncID alphaBlend].
-        let bm = regs.arg(op::BLENDMODE);
-        let (a_code, b_code, eq_code) = (bm & 0xF, (bm >> 4) & 0xF, (bm >> 8) & 7);
-        let fixa = regs.arg(op::BLENDFIXEDA) & 0x00FF_FFFF;
-        let fixb = regs.arg(op::BLENDFIXEDB) & 0x00FF_FFFF;
+        let bm = regs.get(reg::BLENDMODE);
+        let (a_code, b_code, eq_code) = (bm.src(), bm.dst(), bm.equation());
+        let (fixa, fixb) = (regs.arg(op::BLENDFIXEDA), regs.arg(op::BLENDFIXEDB));
         let mut blend_on = regs.enabled(op::ALPHABLENDENABLE) && eq_code <= 5;
         // FIXA = 1, FIXB = 0 with ADD is switched off (its result equals the source).
         if blend_on && eq_code == 0 && a_code == 10 && fixa == 0xFF_FFFF && b_code == 10 && fixb == 0 {
@@ -306,9 +305,8 @@ impl PixelState {
         }
 
         // Colour test.
-        let ct = regs.field(op::COLORTEST, 0, 2);
-        let ct_ref = regs.arg(op::COLORREF) & 0x00FF_FFFF;
-        let ct_mask = regs.arg(op::COLORTESTMASK) & 0x00FF_FFFF;
+        let ct = regs.get(reg::COLORTEST).func();
+        let (ct_ref, ct_mask) = (regs.arg(op::COLORREF), regs.arg(op::COLORTESTMASK));
         let mut color_test = regs.enabled(op::COLORTESTENABLE) && ct != 1;
         // [PP ComputePixelFuncID "Might be a pointless color test"]: NOTEQUAL black with
         // ADD and a destination factor of FIXB = 0xFFFFFF is dropped; observable through
@@ -335,7 +333,7 @@ impl PixelState {
             self.color_test = Some((func, ct_ref & ct_mask, ct_mask));
         }
 
-        let lop = regs.field(op::LOGICOP, 0, 4);
+        let lop = regs.get(reg::LOGICOP).op();
         if regs.enabled(op::LOGICOPENABLE) && lop != 3 {
             self.logic = Some(LogicOp::from_code(lop));
         }

@@ -54,7 +54,10 @@ pub use rect::{
     clear_rectangle, rect_to_triangles, rectangle, rectangle_exact, split_rect_fog, sprite, sprite_fast_path,
     SpriteFastPathState,
 };
-pub use triangle::{triangle, triangle_culled, ColourRounding, Cull, PerspRecip, SamplePoint, TriangleRule};
+pub use triangle::{
+    triangle, triangle_culled, ColourPlane, ColourRounding, Cull, PerspRecip, SamplePoint, TriangleRule,
+    COLOUR_GRADIENT_BITS,
+};
 
 /// Inclusive drawing-coordinate rectangle (pixels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

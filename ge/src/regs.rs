@@ -3,8 +3,10 @@
 //!
 //! Stage code never reads these raw bits directly: each stage decodes what it needs
 //! once per draw into an immutable typed state (`transform::TransformState`,
-//! `texture::TextureState`, `pixel::PixelState`, ...). The `Regs` accessors here are the
-//! only place where register bits are shifted for those decoders.
+//! `texture::TextureState`, `pixel::PixelState`, ...). Multi-field registers are read
+//! through their command-table row's typed decoder (`regs.get(reg::ZTEST)`, see
+//! [`crate::cmd::fields`]); the accessors here cover whole-argument formats (enable bit,
+//! float24, RGB).
 
 /// float24: the 24-bit argument shifted left by 8 and reinterpreted as an IEEE single
 /// (ge-reference.md conventions; PPSSPP `GPU.h` `getFloat24`).
@@ -17,6 +19,18 @@ pub fn float24(arg: u32) -> f32 {
 #[inline]
 pub fn to_float24(f: f32) -> u32 {
     f.to_bits() >> 8
+}
+
+/// Bit 0 of an ENABLE-style argument.
+#[inline]
+pub const fn enable_bit(arg: u32) -> bool {
+    arg & 1 != 0
+}
+
+/// An RGB argument as `[r, g, b]` (R in bits 0–7).
+#[inline]
+pub const fn rgb_bytes(arg: u32) -> [u8; 3] {
+    [arg as u8, (arg >> 8) as u8, (arg >> 16) as u8]
 }
 
 /// 256 raw command arguments (24 bits each). Index = command number. (`Debug` names the
@@ -39,16 +53,10 @@ impl Regs {
         self.raw[op as usize]
     }
 
-    /// `bits` bits of `op`'s argument starting at `shift`.
-    #[inline]
-    pub fn field(&self, op: u8, shift: u32, bits: u32) -> u32 {
-        (self.raw[op as usize] >> shift) & ((1u32 << bits) - 1)
-    }
-
     /// Bit 0 of an ENABLE-style register.
     #[inline]
     pub fn enabled(&self, op: u8) -> bool {
-        self.raw[op as usize] & 1 != 0
+        enable_bit(self.raw[op as usize])
     }
 
     /// The register as a float24.
@@ -60,8 +68,7 @@ impl Regs {
     /// An RGB register as `[r, g, b]`.
     #[inline]
     pub fn rgb(&self, op: u8) -> [u8; 3] {
-        let v = self.raw[op as usize];
-        [v as u8, (v >> 8) as u8, (v >> 16) as u8]
+        rgb_bytes(self.raw[op as usize])
     }
 
     #[inline]
@@ -122,12 +129,10 @@ mod tests {
     }
 
     #[test]
-    fn fields() {
+    fn colours_and_masking() {
         let mut r = Regs::default();
-        r.set(0xDB, 0x00FF_8006);
-        assert_eq!(r.field(0xDB, 0, 3), 6);
-        assert_eq!(r.field(0xDB, 8, 8), 0x80);
-        assert_eq!(r.field(0xDB, 16, 8), 0xFF);
+        r.set(0xDB, 0xABFF_8006);
+        assert_eq!(r.arg(0xDB), 0x00FF_8006, "24-bit arguments");
         r.set(0x55, 0x00_30_20_10);
         assert_eq!(r.rgb(0x55), [0x10, 0x20, 0x30]);
     }

@@ -3,7 +3,7 @@
 //! ([`crate::exec`]); draws read it ([`crate::draw`]), and move the vertex and index
 //! pointers. Nothing here draws or knows the model.
 
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::regs::{Matrices, Regs};
 use crate::vertex::DecodeParams;
 
@@ -43,7 +43,7 @@ impl GeState {
     /// `(OFFSET + (BASE bits 16–19 << 24 | arg)) & 0x0FFFFFFF` (ge-reference.md §1.3).
     #[inline]
     pub fn relative_addr(&self, arg: u32) -> u32 {
-        let base = (self.regs.arg(op::BASE) & 0x000F_0000) << 8;
+        let base = self.regs.get(reg::BASE).high();
         self.offset.wrapping_add(base | (arg & 0x00FF_FFFF)) & 0x0FFF_FFFF
     }
 
@@ -55,6 +55,6 @@ impl GeState {
             *w = self.regs.float(op::MORPHWEIGHT0 + i as u8);
         }
         let [r, g, b] = self.regs.rgb(op::MATERIALAMBIENT);
-        DecodeParams { morph_weights, material: [r, g, b, self.regs.arg(op::MATERIALALPHA) as u8] }
+        DecodeParams { morph_weights, material: [r, g, b, self.regs.get(reg::MATERIALALPHA).value() as u8] }
     }
 }

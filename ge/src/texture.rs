@@ -34,7 +34,7 @@ pub use format::{is_valid_texture_address, rgb565, rgba4444, rgba5551, ClutForma
 pub use func::{add_secondary, TexFunc, TexFuncState};
 pub use lod::{tex_log2, Lod, LodMode};
 
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::geom::{Fragment, Quad};
 use crate::mem::Memory;
 use crate::regs::Regs;
@@ -119,52 +119,53 @@ impl TextureState {
     /// Decode the texture registers. `clut` is the 1 KiB CLUT cache at draw time;
     /// `through` is the through-mode bit of the vertex type.
     pub fn decode(regs: &Regs, clut: &[u8; 1024], through: bool) -> TextureState {
-        let format = TexFormat::from_bits(regs.arg(op::TEXFORMAT));
-        let filter = regs.arg(op::TEXFILTER);
-        let texmode = regs.arg(op::TEXMODE);
-        let max_level = if filter & 4 != 0 { ((texmode >> 16) & 7) as u8 } else { 0 };
+        let format = TexFormat::from_bits(regs.get(reg::TEXFORMAT).format());
+        let filter = regs.get(reg::TEXFILTER);
+        let texmode = regs.get(reg::TEXMODE);
+        let max_level = if filter.mipmaps() { texmode.max_level() as u8 } else { 0 };
         let mut levels = [LevelInfo::default(); 8];
         for (i, l) in levels.iter_mut().enumerate() {
-            let bw = regs.arg(op::TEXBUFWIDTH0 + i as u8);
-            let size = regs.arg(op::TEXSIZE0 + i as u8);
-            let addr = (regs.arg(op::TEXADDR0 + i as u8) & 0x00FF_FFF0) | ((bw & 0x000F_0000) << 8);
+            let bw = regs.get(reg::TEXBUFWIDTH0.at(i));
+            let size = regs.get(reg::TEXSIZE0.at(i));
+            let addr = regs.get(reg::TEXADDR0.at(i)).low() | bw.high();
             *l = LevelInfo {
                 addr,
-                bufw: format.bufw(bw),
-                width: 1 << (size & 0xF),
-                height: 1 << ((size >> 8) & 0xF),
+                bufw: format.bufw(bw.width()),
+                width: 1 << size.width_log2(),
+                height: 1 << size.height_log2(),
                 valid: is_valid_texture_address(addr),
             };
         }
         let any_invalid = levels[..=max_level as usize].iter().any(|l| !l.valid);
-        let clutformat = regs.arg(op::CLUTFORMAT);
-        let clut_format = ClutFormat::from_bits(clutformat);
+        let clutformat = regs.get(reg::CLUTFORMAT);
+        let clut_format = ClutFormat::from_bits(clutformat.palette());
         let palette = if format.is_clut() { clut_format.decode_palette(clut) } else { Vec::new() };
-        let texfunc = regs.arg(op::TEXFUNC);
-        let level = regs.arg(op::TEXLEVEL);
+        let texfunc = regs.get(reg::TEXFUNC);
+        let level = regs.get(reg::TEXLEVEL);
+        let wrap = regs.get(reg::TEXWRAP);
         let (w0, h0) = (levels[0].width as f32, levels[0].height as f32);
         TextureState {
             format,
             clut_format,
             clut_index: ClutIndex::from_clutformat(clutformat, clut_format),
             palette,
-            shared_clut: format != TexFormat::Clut4 || max_level == 0 || texmode & 0x100 == 0,
+            shared_clut: format != TexFormat::Clut4 || max_level == 0 || texmode.separate_cluts() == 0,
             levels,
             max_level,
             any_invalid,
-            swizzle: texmode & 1 != 0,
-            clamp_s: regs.arg(op::TEXWRAP) & 1 != 0,
-            clamp_t: regs.arg(op::TEXWRAP) & 0x100 != 0,
-            min_linear: filter & 1 != 0,
-            mip_linear: filter & 2 != 0,
-            mag_linear: filter & 0x100 != 0,
-            lod_mode: LodMode::from_bits(level),
-            lod_bias: ((level >> 16) & 0xFF) as u8 as i8 as i32,
+            swizzle: texmode.swizzle() != 0,
+            clamp_s: wrap.clamp_s() != 0,
+            clamp_t: wrap.clamp_t() != 0,
+            min_linear: filter.min() & 1 != 0,
+            mip_linear: filter.min() & 2 != 0,
+            mag_linear: filter.mag() != 0,
+            lod_mode: LodMode::from_bits(level.mode()),
+            lod_bias: level.bias_4_4(),
             lod_slope: regs.float(op::TEXLODSLOPE),
             func: TexFuncState {
-                func: TexFunc::from_bits(texfunc),
-                rgba: texfunc & 0x100 != 0,
-                doubling: texfunc & 0x1_0000 != 0,
+                func: TexFunc::from_bits(texfunc.func()),
+                rgba: texfunc.rgba() != 0,
+                doubling: texfunc.doubling() != 0,
                 env: regs.rgb(op::TEXENVCOLOR),
             },
             through,

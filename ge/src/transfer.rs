@@ -12,7 +12,8 @@
 //! a row-by-row memmove); VRAM addresses that run past the end of VRAM wrap to its
 //! start (the mirror behaviour); a row that touches unmapped memory is skipped.
 
-use crate::cmd::op;
+use crate::cmd::fields::{TransferStartArg, TransferWidth};
+use crate::cmd::reg;
 use crate::mem::Memory;
 use crate::regs::Regs;
 
@@ -35,28 +36,29 @@ pub struct Transfer {
 impl Transfer {
     /// Decode the transfer registers; `start_arg` is TRANSFERSTART's argument.
     pub fn decode(regs: &Regs, start_arg: u32) -> Transfer {
-        let stride = |w: u32| {
-            let s = w & 0x7F8;
+        let stride = |w: TransferWidth| {
+            let s = w.stride();
             if s > 0x400 {
                 0
             } else {
                 s
             }
         };
-        let srcw = regs.arg(op::TRANSFERSRCW);
-        let dstw = regs.arg(op::TRANSFERDSTW);
+        let (srcw, dstw) = (regs.get(reg::TRANSFERSRCW), regs.get(reg::TRANSFERDSTW));
+        let (src_pos, dst_pos, size) =
+            (regs.get(reg::TRANSFERSRCPOS), regs.get(reg::TRANSFERDSTPOS), regs.get(reg::TRANSFERSIZE));
         Transfer {
-            src: (regs.arg(op::TRANSFERSRC) & 0xFF_FFF0) | ((srcw & 0xFF_0000) << 8),
+            src: regs.get(reg::TRANSFERSRC).low() | srcw.high(),
             src_stride: stride(srcw),
-            src_x: regs.field(op::TRANSFERSRCPOS, 0, 10),
-            src_y: regs.field(op::TRANSFERSRCPOS, 10, 10),
-            dst: (regs.arg(op::TRANSFERDST) & 0xFF_FFF0) | ((dstw & 0xFF_0000) << 8),
+            src_x: src_pos.x(),
+            src_y: src_pos.y(),
+            dst: regs.get(reg::TRANSFERDST).low() | dstw.high(),
             dst_stride: stride(dstw),
-            dst_x: regs.field(op::TRANSFERDSTPOS, 0, 10),
-            dst_y: regs.field(op::TRANSFERDSTPOS, 10, 10),
-            width: regs.field(op::TRANSFERSIZE, 0, 10) + 1,
-            height: regs.field(op::TRANSFERSIZE, 10, 10) + 1,
-            bpp: if start_arg & 1 != 0 { 4 } else { 2 },
+            dst_x: dst_pos.x(),
+            dst_y: dst_pos.y(),
+            width: size.x() + 1,
+            height: size.y() + 1,
+            bpp: if TransferStartArg(start_arg).bpp32() != 0 { 4 } else { 2 },
         }
     }
 

@@ -22,7 +22,7 @@ pub use math::RsqrtRule;
 #[cfg(test)]
 mod tests;
 
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::geom::{ClipVertex, ScreenVertex, SubPixel, Vertex, VertexType};
 use crate::regs::{Matrices, Regs};
 use light::LightState;
@@ -130,8 +130,9 @@ impl TransformState {
     /// [PP `TransformUnit.cpp` `ComputeTransformState`, `Lighting::ComputeState`].
     pub fn decode(regs: &Regs, mats: &Matrices, vtype: &VertexType, rsqrt: RsqrtRule) -> TransformState {
         let through = vtype.through;
-        let texgen = match regs.field(op::TEXMAPMODE, 0, 2) {
-            1 => TexGen::Matrix(match regs.field(op::TEXMAPMODE, 8, 2) {
+        let map_mode = regs.get(reg::TEXMAPMODE);
+        let texgen = match map_mode.mode() {
+            1 => TexGen::Matrix(match map_mode.projection() {
                 0 => ProjSource::Position,
                 1 => ProjSource::Uv,
                 2 => ProjSource::NormalizedNormal,
@@ -143,9 +144,8 @@ impl TransformState {
                     let raw = [regs.float(b as u8), regs.float((b + 1) as u8), regs.float((b + 2) as u8)];
                     normalized_or_001_approx(raw, rsqrt)
                 };
-                TexGen::EnvMap {
-                    light_dirs: [dir(regs.field(op::TEXSHADELS, 0, 2)), dir(regs.field(op::TEXSHADELS, 8, 2))],
-                }
+                let ls = regs.get(reg::TEXSHADELS);
+                TexGen::EnvMap { light_dirs: [dir(ls.u()), dir(ls.v())] }
             }
             // Mode 3 behaves as mode 0 [PP `ComputeTransformState` GE_TEXMAP_UNKNOWN].
             _ => TexGen::Uv {
@@ -195,7 +195,7 @@ impl TransformState {
             id: 0,
             through,
             depth_clamp: regs.enabled(op::DEPTHCLAMPENABLE),
-            offset: [(regs.arg(op::OFFSETX) & 0xFFFF) as i32, (regs.arg(op::OFFSETY) & 0xFFFF) as i32],
+            offset: [regs.get(reg::OFFSETX).sixteenths() as i32, regs.get(reg::OFFSETY).sixteenths() as i32],
             scale: [regs.float(op::VIEWPORTXSCALE), regs.float(op::VIEWPORTYSCALE), regs.float(op::VIEWPORTZSCALE)],
             center: [regs.float(op::VIEWPORTXCENTER), regs.float(op::VIEWPORTYCENTER), regs.float(op::VIEWPORTZCENTER)],
             texgen,

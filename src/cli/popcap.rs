@@ -87,7 +87,7 @@ fn parse_background(s: &str) -> Result<Background, String> {
     Ok(Background(Some([(v >> 16) as u8, (v >> 8) as u8, v as u8])))
 }
 
-fn parse_size(s: &str) -> Result<[u32; 2], String> {
+pub(crate) fn parse_size(s: &str) -> Result<[u32; 2], String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not WxH"))?;
     let side = |t: &str| -> Result<u32, String> {
         let v: u32 = t.trim().parse().map_err(|_| format!("{t:?} is not a whole number"))?;
@@ -283,19 +283,25 @@ fn stdout(s: &str) -> anyhow::Result<()> {
     }
 }
 
-/// The images (found or placeholders; missing ones listed once on stderr) and render options.
-fn prepare(args: &Args, anim: &Animation) -> anyhow::Result<(ImageSet, RenderOptions)> {
-    let set = ImageSet::load(anim, args.images.as_deref())?;
+/// The images of `anim` from `dir` (found or placeholders; missing ones listed once on stderr).
+pub(crate) fn load_images(anim: &Animation, dir: Option<&Path>) -> anyhow::Result<ImageSet> {
+    let set = ImageSet::load(anim, dir)?;
     if !set.missing.is_empty() {
         let names: Vec<String> = set.missing.iter().map(|(i, k)| format!("{i}:{k}")).collect();
         eprintln!(
             "{} of {} image(s) not found{}; drawn as placeholders: {}",
             set.missing.len(),
             anim.images.len(),
-            args.images.as_ref().map(|d| format!(" in {}", d.display())).unwrap_or_default(),
+            dir.map(|d| format!(" in {}", d.display())).unwrap_or_default(),
             names.join(", ")
         );
     }
+    Ok(set)
+}
+
+/// The images and render options.
+fn prepare(args: &Args, anim: &Animation) -> anyhow::Result<(ImageSet, RenderOptions)> {
+    let set = load_images(anim, args.images.as_deref())?;
     let size = args.size.unwrap_or_else(|| anim.pixel_size().map(|v| (f64::from(v) * args.scale).ceil() as u32));
     let opts = RenderOptions {
         size,

@@ -44,9 +44,9 @@ pub struct SceneArgs {
     /// Framebuffer pixel format.
     #[arg(long, value_enum, default_value = "8888")]
     pub format: FbFormat,
-    /// Background colour, RRGGBB hex.
-    #[arg(long, default_value = "282c34", value_parser = parse_rgb)]
-    pub background: [u8; 3],
+    /// Background colour, RRGGBB hex [default: 282c34; `view` of a PopCap PAM: transparent].
+    #[arg(long, value_parser = parse_rgb)]
+    pub background: Option<[u8; 3]>,
     /// Draw only section N of each mesh list (as `decode` numbers them; add --list to pick one).
     #[arg(long)]
     pub section: Option<usize>,
@@ -78,6 +78,9 @@ pub struct SceneArgs {
     pub ge_model: ge::Model,
 }
 
+/// Background of model renders when `--background` is not given.
+pub const DEFAULT_BACKGROUND: [u8; 3] = [0x28, 0x2c, 0x34];
+
 fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
     let s = s.trim_start_matches('#');
     let v = u32::from_str_radix(s, 16).map_err(|e| format!("{e}"))?;
@@ -89,7 +92,7 @@ fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
 
 impl SceneArgs {
     pub fn options(&self) -> RenderOptions {
-        let [r, g, b] = self.background;
+        let [r, g, b] = self.background.unwrap_or(DEFAULT_BACKGROUND);
         RenderOptions {
             fb_format: self.format as u32,
             background: [r, g, b, 0],

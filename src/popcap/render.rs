@@ -15,9 +15,13 @@
 //! clamping at the image edge). Each frame's list goes to `ge::list::LIST_ADDR` with its
 //! vertices at `DATA_ADDR`.
 //!
-//! Canvas: the framebuffer is all of VRAM (stride 1024, 512 rows, 8888), so a canvas up to
-//! 1024×512 is one tile; larger canvases are drawn in tiles of that size one after another
-//! with the vertices shifted by the tile origin (exact: positions are on the 1/16 grid).
+//! Canvas: the colour buffer is the first MiB of VRAM (stride 512, 512 rows, 8888) and the
+//! depth buffer the next 512 KiB, so a canvas up to 512×512 is one tile; larger canvases are
+//! drawn in tiles of that size one after another with the vertices shifted by the tile origin
+//! (exact: positions are on the 1/16 grid). Depth is never tested or written, but its buffer
+//! must not overlap the colour buffer: the GE's binner then draws everything as one serial
+//! band and compares every byte on write-back (`ge::bin`), which cost 3× the frame time of
+//! SUNSHROOM_GROWN (see `benches/popcap.rs`).
 //! Smaller tiles give the same bytes (tested, Hardware model; with `ge::Model::Ppsspp` the
 //! JIT-cache state carried from one tile's list to the next changed 5 bilinear pixels of the
 //! feature scene, so renders use the default Hardware model). Background: a clear colour with alpha 255
@@ -40,9 +44,11 @@ use thiserror::Error;
 pub const TEX_ADDR: u32 = 0x0900_0000;
 /// End of PSP user RAM.
 pub const RAM_END: u32 = 0x0A00_0000;
-/// Framebuffer: stride 1024 (the scissor's 10-bit limit), 512 rows: all 2 MiB of VRAM at 8888.
-pub const FB_STRIDE: u32 = 1024;
+/// Colour buffer: stride 512, 512 rows at 8888: the first MiB of VRAM (the largest tile).
+pub const FB_STRIDE: u32 = 512;
 pub const FB_ROWS: u32 = 512;
+/// Depth buffer (VRAM offset): right after the colour buffer, so the two never overlap.
+pub const ZBUF_OFFSET: u32 = 4 * FB_STRIDE * FB_ROWS;
 /// Largest texture piece side.
 pub const MAX_PIECE: u32 = 512;
 /// Largest canvas side accepted.
@@ -246,12 +252,11 @@ impl Renderer {
                 let (tw, th) = ((w - tx).min(tile_w), (h - ty).min(tile_h));
                 let list = self.build_list(draws, [tx, ty], [tw, th])?;
                 list.run(&mut self.ge)?;
-                let mut row = vec![0u8; 4 * tw as usize];
                 for y in 0..th {
                     let src = 0x0400_0000 + 4 * (y * FB_STRIDE);
-                    self.ge.mem.read_wrapping(src, &mut row);
+                    let row = self.ge.mem.slice(src, 4 * tw).map_err(|cause| ge::GeError::Memory { pc: src, cause })?;
                     let dst = 4 * ((ty + y) * w + tx) as usize;
-                    out.rgba[dst..dst + row.len()].copy_from_slice(&row);
+                    out.rgba[dst..dst + row.len()].copy_from_slice(row);
                 }
             }
         }
@@ -265,7 +270,7 @@ impl Renderer {
         l.cmd(op::FRAMEBUFPTR, 0)
             .cmd(op::FRAMEBUFWIDTH, FB_STRIDE)
             .cmd(op::FRAMEBUFPIXFORMAT, 3)
-            .cmd(op::ZBUFPTR, 0)
+            .cmd(op::ZBUFPTR, ZBUF_OFFSET)
             .cmd(op::ZBUFWIDTH, FB_STRIDE)
             .cmd(op::SCISSOR1, 0)
             .cmd(op::SCISSOR2, ((th - 1) << 10) | (tw - 1))
@@ -402,8 +407,8 @@ struct Corner {
     uv: [f32; 2],
 }
 
-/// How the canvas maps to the framebuffer: tiles of at most 1024×512 (the whole VRAM at
-/// 8888 with the scissor's 10-bit limit), or smaller when asked (tests).
+/// How the canvas maps to the framebuffer: tiles of at most 512×512 (the colour buffer), or
+/// smaller when asked (tests).
 struct Layout {
     tile: [u32; 2],
 }

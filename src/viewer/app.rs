@@ -13,11 +13,10 @@
 //! Mouse input needs no focus.
 
 use super::draw::{self, Canvas, Layout};
-use super::state::{Button, Changed, ClipTiming, Input, Key, ViewerState};
-use super::{Clip, ViewerControl, ViewerError, ViewerInput, ViewerStats};
-use crate::scene::{build_frame, model_bounds, Model};
-use ge::display::{Image, SCREEN_H, SCREEN_W};
-use glam::Mat4;
+use super::source::ViewSource;
+use super::state::{Button, Changed, Input, Key};
+use super::{ViewerControl, ViewerError, ViewerStats};
+use ge::display::Image;
 use softbuffer::Surface;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -135,17 +134,13 @@ struct Win {
 }
 
 struct App {
-    model: Model,
-    clips: Vec<Clip>,
+    source: Box<dyn ViewSource>,
     control: ViewerControl,
     title: String,
-    state: ViewerState,
-    ge: ge::Ge,
     win: Option<Win>,
     layout: Layout,
-    /// Last GE screen and the joint globals it was drawn with.
+    /// Last rendered image.
     image: Option<Image>,
-    globals: Vec<Mat4>,
     pending: Changed,
     last_tick: Instant,
     last_redraw: Option<Instant>,
@@ -159,14 +154,18 @@ struct App {
     done: bool,
 }
 
-pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerStats, ViewerError> {
+pub(super) fn run(
+    source: Box<dyn ViewSource>,
+    title: String,
+    control: ViewerControl,
+) -> Result<ViewerStats, ViewerError> {
     // winit's own error for a missing display names its source file; say it plainly instead.
     let unset = |v: &str| std::env::var_os(v).is_none_or(|s| s.is_empty());
     if unset("DISPLAY") && unset("WAYLAND_DISPLAY") {
         return Err(ViewerError::NoDisplay);
     }
     let event_loop = EventLoop::new()?;
-    let mut app = App::new(input, control);
+    let mut app = App::new(source, title, control);
     event_loop.run_app(&mut app)?;
     if let Some(e) = app.error.take() {
         return Err(e);
@@ -178,30 +177,17 @@ pub(super) fn run(input: ViewerInput, control: ViewerControl) -> Result<ViewerSt
 }
 
 impl App {
-    fn new(input: ViewerInput, control: ViewerControl) -> App {
-        let ViewerInput { model, clips, start_clip, start_frame, options, camera, threads, ge_model, title } = input;
-        let timings = clips.iter().map(|c| ClipTiming { frames: c.frames, fps: c.fps, looping: c.looping }).collect();
-        let mut state = ViewerState::new(camera, 1.0, options, model.section_count(), timings);
-        state.start(start_clip, start_frame);
-        let pose0 = clips.get(state.clip).map(|c| (c.pose)(state.time));
-        state.radius = model_bounds(&model, pose0.as_deref(), &state.opts).radius();
+    fn new(mut source: Box<dyn ViewSource>, title: String, control: ViewerControl) -> App {
         let scale = control.scale.clamp(1, 8);
-        state.window_scale = scale as f32;
-        let mut ge = ge::Ge::with_model(ge_model);
-        if let Some(n) = threads {
-            ge.set_threads(n);
-        }
+        source.set_window_scale(scale);
+        let [sw, sh] = source.screen_size();
         let now = Instant::now();
         App {
-            model,
-            clips,
+            layout: Layout::fit_screen(sw * scale, sh * scale, [sw, sh]),
+            source,
             title,
-            state,
-            ge,
             win: None,
-            layout: Layout::fit(SCREEN_W * scale, SCREEN_H * scale),
             image: None,
-            globals: Vec::new(),
             pending: Changed { scene: true, ..Changed::default() },
             last_tick: now,
             last_redraw: None,
@@ -214,6 +200,10 @@ impl App {
             done: false,
             control: ViewerControl { scale, ..control },
         }
+    }
+
+    fn playing(&self) -> bool {
+        self.source.playhead().is_some_and(|p| p.playing)
     }
 
     fn interactive(&self) -> bool {
@@ -242,8 +232,8 @@ impl App {
         let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height)) else { return Ok(()) };
         if let Some(win) = &mut self.win {
             win.surface.resize(w, h)?;
-            self.layout = Layout::fit(w.get(), h.get());
-            self.state.window_scale = self.layout.scale as f32;
+            self.layout = Layout::fit_screen(w.get(), h.get(), self.source.screen_size());
+            self.source.set_window_scale(self.layout.scale);
             self.pending.overlay = true;
             win.window.request_redraw();
         }
@@ -251,9 +241,9 @@ impl App {
     }
 
     fn input(&mut self, i: Input) {
-        let was_playing = self.state.playing;
-        let c = self.state.handle(i);
-        if self.state.playing && !was_playing {
+        let was_playing = self.playing();
+        let c = self.source.handle(i);
+        if self.playing() && !was_playing {
             self.last_tick = Instant::now();
         }
         self.pending.merge(c);
@@ -264,18 +254,12 @@ impl App {
         let now = Instant::now();
         let dt = now.duration_since(self.last_tick).as_secs_f32().min(MAX_TICK);
         self.last_tick = now;
-        let tick = self.state.handle(Input::Tick(dt));
+        let tick = self.source.handle(Input::Tick(dt));
         self.pending.merge(tick);
         let start = Instant::now();
         let rerender = self.pending.scene || self.image.is_none() || !self.interactive();
         if rerender {
-            let pose = self.clips.get(self.state.clip).map(|c| (c.pose)(self.state.time));
-            let frame = build_frame(&self.model, pose.as_deref(), &self.state.camera, &self.state.opts)?;
-            self.image = Some(frame.render(&mut self.ge)?);
-            self.globals = match pose {
-                Some(p) => p,
-                None => self.model.skeleton().map(|s| s.bind_globals()).unwrap_or_default(),
-            };
+            self.image = Some(self.source.render()?);
             self.stats.renders += 1;
             // The status line shows the render time (list + GE) and is painted just below:
             // measured before painting, so even the first frame (and a paused view that paints
@@ -310,13 +294,7 @@ impl App {
     fn paint(&mut self) -> Result<(), ViewerError> {
         let interactive = self.interactive();
         let layout = self.layout;
-        let status =
-            self.state.status(self.clips.get(self.state.clip).map(|c| c.name.as_str()), self.frame_ms, self.fps.fps);
-        let joints = if self.state.skeleton && interactive {
-            draw::joint_points(&self.model, &self.globals, &self.state.opts.policy)
-        } else {
-            Vec::new()
-        };
+        let status = self.source.status(self.frame_ms, self.fps.fps);
         let (Some(win), Some(img)) = (&mut self.win, &self.image) else { return Ok(()) };
         let mut buf = win.surface.buffer_mut()?;
         if buf.len() != layout.width as usize * layout.height as usize {
@@ -326,9 +304,7 @@ impl App {
         let mut c = Canvas { px: &mut buf[..], width: layout.width, height: layout.height };
         draw::blit(img, &layout, &mut c);
         if interactive {
-            if !joints.is_empty() {
-                draw::draw_skeleton(&mut c, &layout, &self.state.camera, &joints);
-            }
+            self.source.overlay(&mut c, &layout);
             c.text(6, 6, &status, draw::rgb(255, 255, 255), draw::rgb(0, 0, 0));
         } else {
             self.painted.clear();
@@ -341,7 +317,7 @@ impl App {
     fn save_screenshot(&self) -> Result<(), ViewerError> {
         let Some(img) = &self.image else { return Ok(()) };
         let path = next_screenshot_path(&self.control.screenshot_dir);
-        save_screen(img, &path)?;
+        self.source.save_screenshot(img, &path)?;
         println!("saved {}", path.display());
         Ok(())
     }
@@ -377,13 +353,8 @@ impl App {
         };
         let img = draw::screen_from_window(&px, &layout)
             .ok_or(ViewerError::ReadBack { width: layout.width, height: layout.height })?;
-        save_screen(&img, &path)
+        self.source.save_screenshot(&img, &path)
     }
-}
-
-/// The visible 480×272 of a capture as PNG: the bytes `psprender render` writes.
-fn save_screen(img: &Image, path: &Path) -> Result<(), ViewerError> {
-    Ok(crate::output::save_png(&img.crop(SCREEN_W, SCREEN_H), path)?)
 }
 
 impl ApplicationHandler for App {
@@ -449,7 +420,7 @@ impl ApplicationHandler for App {
         if !self.interactive() || self.pending.any() {
             win.window.request_redraw();
             event_loop.set_control_flow(ControlFlow::Wait);
-        } else if self.state.playing {
+        } else if self.playing() {
             let next = self.last_redraw.map_or(now, |t| t + FRAME);
             if now >= next {
                 win.window.request_redraw();

@@ -21,23 +21,31 @@ pub struct Canvas<'a> {
 pub struct Layout {
     pub width: u32,
     pub height: u32,
-    /// Window pixels per PSP pixel (at least 1).
+    /// Window pixels per screen pixel (at least 1).
     pub scale: u32,
     /// Top-left corner of the screen in the window (centred; 0 when it does not fit).
     pub x0: u32,
     pub y0: u32,
+    /// The screen shown: the PSP's 480×272, or a source's own canvas.
+    pub screen: [u32; 2],
 }
 
 impl Layout {
-    /// The largest integer scale that fits (at least 1), centred.
+    /// The PSP screen at the largest integer scale that fits (at least 1), centred.
     pub fn fit(width: u32, height: u32) -> Layout {
-        let scale = (width / SCREEN_W).min(height / SCREEN_H).max(1);
-        let x0 = width.saturating_sub(SCREEN_W * scale) / 2;
-        let y0 = height.saturating_sub(SCREEN_H * scale) / 2;
-        Layout { width, height, scale, x0, y0 }
+        Layout::fit_screen(width, height, [SCREEN_W, SCREEN_H])
     }
 
-    /// Window position of a screen position (pixel units, 480×272, y down).
+    /// A `screen` of any size at the largest integer scale that fits (at least 1), centred.
+    pub fn fit_screen(width: u32, height: u32, screen: [u32; 2]) -> Layout {
+        let [sw, sh] = screen.map(|v| v.max(1));
+        let scale = (width / sw).min(height / sh).max(1);
+        let x0 = width.saturating_sub(sw * scale) / 2;
+        let y0 = height.saturating_sub(sh * scale) / 2;
+        Layout { width, height, scale, x0, y0, screen: [sw, sh] }
+    }
+
+    /// Window position of a screen position (pixel units, y down).
     pub fn to_window(&self, (x, y): (f32, f32)) -> (f32, f32) {
         let s = self.scale as f32;
         (self.x0 as f32 + x * s, self.y0 as f32 + y * s)
@@ -45,7 +53,8 @@ impl Layout {
 
     /// Whether the whole screen is inside the window.
     pub fn shows_whole_screen(&self) -> bool {
-        self.x0 + SCREEN_W * self.scale <= self.width && self.y0 + SCREEN_H * self.scale <= self.height
+        let [sw, sh] = self.screen;
+        self.x0 + sw * self.scale <= self.width && self.y0 + sh * self.scale <= self.height
     }
 }
 
@@ -53,8 +62,9 @@ pub fn rgb(r: u8, g: u8, b: u8) -> u32 {
     (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b)
 }
 
-/// Paint the visible 480×272 of `img` (a display capture, 512 wide) at `layout`, each pixel
-/// a `scale × scale` block; the border around it black. Draws only what fits the buffer.
+/// Paint the visible screen of `img` (`layout.screen`: 480×272 of a 512-wide display capture,
+/// or a source's whole canvas) at `layout`, each pixel a `scale × scale` block; the border
+/// around it black. Draws only what fits the buffer.
 pub fn blit(img: &Image, layout: &Layout, c: &mut Canvas) {
     let (w, h) = (c.width as usize, c.height as usize);
     if c.px.len() < w * h {
@@ -62,9 +72,10 @@ pub fn blit(img: &Image, layout: &Layout, c: &mut Canvas) {
     }
     c.px[..w * h].fill(0);
     let s = layout.scale as usize;
-    let mut row = vec![0u32; SCREEN_W as usize * s];
-    for sy in 0..SCREEN_H.min(img.height) {
-        for sx in 0..SCREEN_W.min(img.width) {
+    let [sw, sh] = layout.screen;
+    let mut row = vec![0u32; sw.min(img.width) as usize * s];
+    for sy in 0..sh.min(img.height) {
+        for sx in 0..sw.min(img.width) {
             let [r, g, b, _] = img.get(sx, sy);
             let p = rgb(r, g, b);
             row[sx as usize * s..(sx as usize + 1) * s].fill(p);
@@ -84,16 +95,17 @@ pub fn blit(img: &Image, layout: &Layout, c: &mut Canvas) {
     }
 }
 
-/// The 480×272 screen read back from a window buffer painted by [`blit`]: the top-left
+/// The screen (`layout.screen`) read back from a window buffer painted by [`blit`]: the top-left
 /// pixel of every block, alpha 255 (what a display capture holds). `None` when the buffer
 /// is not `layout`'s size or the screen does not fit it.
 pub fn screen_from_window(px: &[u32], layout: &Layout) -> Option<Image> {
     if px.len() != layout.width as usize * layout.height as usize || !layout.shows_whole_screen() {
         return None;
     }
-    let mut img = Image::black(SCREEN_W, SCREEN_H);
-    for y in 0..SCREEN_H {
-        for x in 0..SCREEN_W {
+    let [sw, sh] = layout.screen;
+    let mut img = Image::black(sw, sh);
+    for y in 0..sh {
+        for x in 0..sw {
             let wx = (layout.x0 + x * layout.scale) as usize;
             let wy = (layout.y0 + y * layout.scale) as usize;
             let p = px[wy * layout.width as usize + wx];
@@ -269,8 +281,9 @@ mod tests {
 
     #[test]
     fn layout_fits_integer_scales() {
-        assert_eq!(Layout::fit(960, 544), Layout { width: 960, height: 544, scale: 2, x0: 0, y0: 0 });
-        assert_eq!(Layout::fit(1000, 600), Layout { width: 1000, height: 600, scale: 2, x0: 20, y0: 28 });
+        let psp = [480, 272];
+        assert_eq!(Layout::fit(960, 544), Layout { width: 960, height: 544, scale: 2, x0: 0, y0: 0, screen: psp });
+        assert_eq!(Layout::fit(1000, 600), Layout { width: 1000, height: 600, scale: 2, x0: 20, y0: 28, screen: psp });
         assert_eq!(Layout::fit(1500, 600).scale, 2);
         assert_eq!(Layout::fit(1440, 816).scale, 3);
         let small = Layout::fit(300, 200);
@@ -301,6 +314,28 @@ mod tests {
         let back = screen_from_window(&buf, &layout).unwrap();
         assert_eq!(back, img.crop(480, 272));
         assert!(screen_from_window(&buf[1..], &layout).is_none());
+    }
+
+    #[test]
+    fn any_screen_size_scales_and_reads_back() {
+        // A 390×390 canvas (a PopCap PAM) in an 800×800 window: ×2, centred.
+        let layout = Layout::fit_screen(800, 800, [390, 390]);
+        assert_eq!((layout.scale, layout.x0, layout.y0, layout.screen), (2, 10, 10, [390, 390]));
+        assert!(layout.shows_whole_screen());
+        let mut img = Image::black(390, 390);
+        for y in 0..390 {
+            for x in 0..390 {
+                img.put(x, y, [x as u8, y as u8, (x >> 8 | y >> 8 << 1) as u8, 255]);
+            }
+        }
+        let mut buf = Vec::new();
+        let mut c = canvas(&mut buf, 800, 800);
+        blit(&img, &layout, &mut c);
+        assert_eq!(buf[(10 + 2 * 389 + 1) * 800 + 10 + 2 * 389 + 1], rgb(389u32 as u8, 389u32 as u8, 3));
+        assert_eq!(buf[799 * 800 + 799], 0);
+        assert_eq!(screen_from_window(&buf, &layout).unwrap(), img);
+        // A window smaller than the canvas cannot be read back.
+        assert!(!Layout::fit_screen(300, 800, [390, 390]).shows_whole_screen());
     }
 
     #[test]

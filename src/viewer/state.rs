@@ -81,9 +81,9 @@ pub struct Changed {
 }
 
 impl Changed {
-    const SCENE: Changed = Changed { scene: true, overlay: false, screenshot: false, quit: false };
-    const OVERLAY: Changed = Changed { scene: false, overlay: true, screenshot: false, quit: false };
-    const NONE: Changed = Changed { scene: false, overlay: false, screenshot: false, quit: false };
+    pub const SCENE: Changed = Changed { scene: true, overlay: false, screenshot: false, quit: false };
+    pub const OVERLAY: Changed = Changed { scene: false, overlay: true, screenshot: false, quit: false };
+    pub const NONE: Changed = Changed { scene: false, overlay: false, screenshot: false, quit: false };
 
     pub fn any(&self) -> bool {
         self.scene || self.overlay || self.screenshot || self.quit
@@ -121,12 +121,42 @@ pub fn wrap_frame(t: f32, frames: f32) -> f32 {
     }
 }
 
+/// Frames a stepping key moves: Left/Right one, PageUp/PageDown [`SCRUB_FRAMES`].
+pub fn step_frames(k: Key) -> Option<i32> {
+    match k {
+        Key::Left => Some(-1),
+        Key::Right => Some(1),
+        Key::PageUp => Some(-SCRUB_FRAMES),
+        Key::PageDown => Some(SCRUB_FRAMES),
+        _ => None,
+    }
+}
+
+/// `n` whole frames on from `t` (from the frame `t` is in going forward, from the next one
+/// going back), wrapped into a clip of `frames` frames.
+pub fn stepped(t: f32, n: i32, frames: f32) -> f32 {
+    let base = if n >= 0 { t.floor() } else { t.ceil() };
+    wrap_frame(base + n as f32, frames)
+}
+
 /// The last whole frame of a clip of `frames` frames.
 pub fn last_frame(frames: f32) -> f32 {
     if frames.is_finite() {
         (frames - 1.0).max(0.0).ceil()
     } else {
         0.0
+    }
+}
+
+/// The start of every status line: the render time (0 = not measured yet) and, playing, the
+/// frames presented per second, else what the render time would allow.
+pub fn timing_text(frame_ms: f64, fps: f64, playing: bool) -> String {
+    if frame_ms.is_nan() || frame_ms <= 0.0 {
+        "  -.- ms".to_string()
+    } else if playing {
+        format!("{frame_ms:5.1} ms {fps:3.0} fps")
+    } else {
+        format!("{frame_ms:5.1} ms (max {:.0} fps)", 1000.0 / frame_ms.max(1e-3))
     }
 }
 
@@ -297,8 +327,7 @@ impl ViewerState {
     fn step(&mut self, n: i32) -> Changed {
         let Some(c) = self.timing() else { return Changed::NONE };
         self.playing = false;
-        let base = if n >= 0 { self.time.floor() } else { self.time.ceil() };
-        self.time = wrap_frame(base + n as f32, c.frames);
+        self.time = stepped(self.time, n, c.frames);
         Changed::SCENE
     }
 
@@ -322,6 +351,9 @@ impl ViewerState {
     }
 
     fn key(&mut self, k: Key) -> Changed {
+        if let Some(n) = step_frames(k) {
+            return self.step(n);
+        }
         match k {
             Key::Space => {
                 if self.clips.is_empty() {
@@ -330,10 +362,7 @@ impl ViewerState {
                 self.playing = !self.playing;
                 Changed::OVERLAY
             }
-            Key::Left => self.step(-1),
-            Key::Right => self.step(1),
-            Key::PageUp => self.step(-SCRUB_FRAMES),
-            Key::PageDown => self.step(SCRUB_FRAMES),
+            Key::Left | Key::Right | Key::PageUp | Key::PageDown => Changed::NONE,
             Key::Home => self.seek(0.0),
             Key::End => {
                 let last = self.timing().map_or(0.0, |c| last_frame(c.frames));
@@ -390,14 +419,7 @@ impl ViewerState {
     /// The overlay text line: frame time (0 = not measured yet), fps, animation and frame,
     /// toggles.
     pub fn status(&self, clip_name: Option<&str>, frame_ms: f64, fps: f64) -> String {
-        // Playing: frames presented per second; otherwise what the frame time would allow.
-        let mut s = if frame_ms.is_nan() || frame_ms <= 0.0 {
-            "  -.- ms".to_string()
-        } else if self.playing {
-            format!("{frame_ms:5.1} ms {fps:3.0} fps")
-        } else {
-            format!("{frame_ms:5.1} ms (max {:.0} fps)", 1000.0 / frame_ms.max(1e-3))
-        };
+        let mut s = timing_text(frame_ms, fps, self.playing);
         match (self.timing(), clip_name) {
             (Some(c), name) => {
                 s += &format!(

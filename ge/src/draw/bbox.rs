@@ -1,6 +1,7 @@
 //! BOUNDINGBOX (0x07): the visibility test behind BJUMP.
 
-use crate::cmd::op;
+use crate::cmd::fields::BoundingBoxArg;
+use crate::cmd::{op, reg};
 use crate::geom::VertexType;
 use crate::mem::{MemError, Memory};
 use crate::regs::Regs;
@@ -12,7 +13,7 @@ use crate::vertex::{self, Persist, VertexLayout};
 /// TestBoundingBox` (the hardware's exact rule is not pinned down: [HW `bounding/*`]
 /// text tests are the oracle). Positions are decoded (and morphed) but not skinned.
 pub(crate) fn bounding_box(gs: &mut GeState, mem: &Memory, mut persist: Persist, arg: u32) -> Result<(), MemError> {
-    let count = arg & 0xFFFF;
+    let count = BoundingBoxArg(arg).count();
     if count == 0 {
         gs.bbox_visible = false;
         return Ok(());
@@ -49,13 +50,15 @@ fn bbox_test(regs: &Regs, mats: &crate::regs::Matrices, verts: &[crate::geom::Ve
     if verts.len() > 1024 {
         return true;
     }
-    let ox = (regs.arg(op::OFFSETX) & 0xFFFF) as i32 >> 4;
-    let oy = (regs.arg(op::OFFSETY) & 0xFFFF) as i32 >> 4;
-    let f = |o: u8, sh: u32| regs.field(o, sh, 10) as i32;
-    let left = ox + f(op::REGION1, 0).max(f(op::SCISSOR1, 0)) - 1;
-    let top = oy + f(op::REGION1, 10).max(f(op::SCISSOR1, 10)) - 1;
-    let right = ox + f(op::REGION2, 0).min(f(op::SCISSOR2, 0)) + 1;
-    let bottom = oy + f(op::REGION2, 10).min(f(op::SCISSOR2, 10)) + 1;
+    // Whole pixels of the 12.4 offset.
+    let ox = regs.get(reg::OFFSETX).sixteenths() as i32 / 16;
+    let oy = regs.get(reg::OFFSETY).sixteenths() as i32 / 16;
+    let (r1, r2, s1, s2) =
+        (regs.get(reg::REGION1), regs.get(reg::REGION2), regs.get(reg::SCISSOR1), regs.get(reg::SCISSOR2));
+    let left = ox + r1.x().max(s1.x()) as i32 - 1;
+    let top = oy + r1.y().max(s1.y()) as i32 - 1;
+    let right = ox + r2.x().min(s2.x()) as i32 + 1;
+    let bottom = oy + r2.y().min(s2.y()) as i32 + 1;
     // A drawing box at all outside the 4096x4096 space passes every test.
     if right >= 4096 || bottom >= 4096 || left < 1 || top < 1 {
         return true;

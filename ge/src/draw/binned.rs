@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::geom::ScreenVertex;
 use crate::model::Model;
 use crate::pixel::PixelState;
@@ -70,32 +70,34 @@ impl DrawState {
             t.sampler = model.sampler_rule();
             t
         });
+        let (s1, s2, r2) = (regs.get(reg::SCISSOR1), regs.get(reg::SCISSOR2), regs.get(reg::REGION2));
         let scissor = ClipRect {
-            x0: regs.field(op::SCISSOR1, 0, 10) as i32,
-            y0: regs.field(op::SCISSOR1, 10, 10) as i32,
-            x1: regs.field(op::SCISSOR2, 0, 10).min(regs.field(op::REGION2, 0, 10)) as i32,
-            y1: regs.field(op::SCISSOR2, 10, 10).min(regs.field(op::REGION2, 10, 10)) as i32,
+            x0: s1.x() as i32,
+            y0: s1.y() as i32,
+            x1: s2.x().min(r2.x()) as i32,
+            y1: s2.y().min(r2.y()) as i32,
         };
         // [PP `Rasterizer.cpp` ComputeRasterizerState]: projection that leaves q = 1 is
         // treated as plain UVs.
-        let texture_proj = texture.is_some() && regs.field(op::TEXMAPMODE, 0, 2) == 1 && {
+        let map_mode = regs.get(reg::TEXMAPMODE);
+        let texture_proj = texture.is_some() && map_mode.mode() == 1 && {
             let t = &mats.tgen;
             let q_zero_st = t[2] == 0.0 && t[5] == 0.0;
             let q_zero_q = t[8] == 0.0;
-            let uv_source = regs.field(op::TEXMAPMODE, 8, 2) == 1;
+            let uv_source = map_mode.projection() == 1;
             !(q_zero_st && (q_zero_q || uv_source) && t[11] == 1.0)
         };
         let depth_matters = if let Some(cm) = regs.clear_mode() {
             cm.depth
         } else {
-            regs.enabled(op::ZTESTENABLE) && (!regs.enabled(op::ZWRITEDISABLE) || regs.field(op::ZTEST, 0, 3) != 1)
+            regs.enabled(op::ZTESTENABLE) && (!regs.enabled(op::ZWRITEDISABLE) || regs.get(reg::ZTEST).func() != 1)
         };
         DrawState {
             pixel,
             clear,
             through,
-            flat: clear || regs.arg(op::SHADEMODE) & 1 == 0,
-            flat_provoking: regs.arg(op::SHADEMODE) & 1 == 0,
+            flat: clear || regs.get(reg::SHADEMODE).gouraud() == 0,
+            flat_provoking: regs.get(reg::SHADEMODE).gouraud() == 0,
             dither: regs.enabled(op::DITHERENABLE),
             texture_proj,
             fog: !through && !clear && regs.enabled(op::FOGENABLE),

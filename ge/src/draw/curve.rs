@@ -6,7 +6,7 @@
 use super::assemble::AsmVertex;
 use super::DrawContext;
 use crate::clip::CullMode;
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::geom::{ColorFormat, IndexFormat, NumFormat, VertexType};
 use crate::mem::MemError;
 use crate::mem::Memory;
@@ -37,7 +37,7 @@ impl DrawContext {
     pub(crate) fn patch(&mut self, gs: &mut GeState, mem: &mut Memory, cmd: u8, arg: u32) -> Result<(), MemError> {
         // [PP `GPUCommon::SetDrawType`] switching between triangle and non-triangle
         // output flushes the renderer (patch type 0 → TRIANGLES; 1, 2, 3 → LINES/POINTS).
-        self.set_draw_prim_class(mem, gs.regs.arg(op::PATCHPRIMITIVE) & 3 == 0);
+        self.set_draw_prim_class(mem, gs.regs.get(reg::PATCHPRIMITIVE).prim() == 0);
         let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
         let mut params = PatchParams::decode(&gs.regs, cmd, arg, &vtype);
         params.rsqrt = self.model.rsqrt_rule();

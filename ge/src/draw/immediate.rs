@@ -17,23 +17,15 @@
 
 use super::assemble::AsmVertex;
 use super::DrawContext;
-use crate::cmd::op;
+use crate::cmd::fields::{CullArg, ImmAlphaPrim};
+use crate::cmd::{op, reg};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, SubPixel, VertexType};
 use crate::mem::Memory;
-use crate::regs::{float24, Regs};
+use crate::regs::Regs;
 use crate::state::GeState;
 
 /// PPSSPP `MAX_IMMBUFFER_SIZE`.
 const MAX_BUFFER: usize = 32;
-
-/// Flag bits of VAP (PPSSPP `GE_IMM_*`).
-const ANTIALIAS: u32 = 0x0000_0800;
-const SHADING: u32 = 0x0004_0000;
-const CULLENABLE: u32 = 0x0008_0000;
-const CULLFACE: u32 = 0x0010_0000;
-const TEXTURE: u32 = 0x0020_0000;
-const FOG: u32 = 0x0040_0000;
-const DITHER: u32 = 0x0080_0000;
 
 /// One captured vertex (PPSSPP `TransformedVertex` as `Execute_ImmVertexAlphaPrim` fills it).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,42 +46,42 @@ pub struct ImmVertex {
 
 impl ImmVertex {
     /// Capture the vertex registers; `ap` is the VAP argument.
-    pub fn capture(regs: &Regs, ap: u32) -> ImmVertex {
-        let through = regs.arg(op::VERTEXTYPE) & (1 << 23) != 0;
+    pub fn capture(regs: &Regs, ap: ImmAlphaPrim) -> ImmVertex {
+        let through = regs.get(reg::VERTEXTYPE).through() != 0;
         let (ox, oy) = if through {
             // Through mode removes a fixed 0x8000 bias instead of the OFFSET.
             (0x8000, 0x8000)
         } else {
-            ((regs.arg(op::OFFSETX) & 0xFFFF) as i32, (regs.arg(op::OFFSETY) & 0xFFFF) as i32)
+            (regs.get(reg::OFFSETX).sixteenths() as i32, regs.get(reg::OFFSETY).sixteenths() as i32)
         };
-        let x = ((regs.arg(op::VSCX) & 0xFFFF) as i32 - ox) as f32 / 16.0;
-        let y = ((regs.arg(op::VSCY) & 0xFFFF) as i32 - oy) as f32 / 16.0;
-        let cv = regs.arg(op::VCV);
-        let scv = regs.arg(op::VSCV);
+        let x = (regs.get(reg::VSCX).sixteenths() as i32 - ox) as f32 / 16.0;
+        let y = (regs.get(reg::VSCY).sixteenths() as i32 - oy) as f32 / 16.0;
+        let [r, g, b] = regs.rgb(op::VCV);
         ImmVertex {
             x,
             y,
-            z: (regs.arg(op::VSCZ) & 0xFFFF) as f32,
-            u: float24(regs.arg(op::VTCS)),
-            v: float24(regs.arg(op::VTCT)),
-            uv_w: float24(regs.arg(op::VTCQ)),
-            color0: [cv as u8, (cv >> 8) as u8, (cv >> 16) as u8, ap as u8],
-            fog: (regs.arg(op::VFC) & 0xFF) as f32 / 255.0,
-            color1: [scv as u8, (scv >> 8) as u8, (scv >> 16) as u8],
+            z: regs.get(reg::VSCZ).z() as f32,
+            u: regs.float(op::VTCS),
+            v: regs.float(op::VTCT),
+            uv_w: regs.float(op::VTCQ),
+            color0: [r, g, b, ap.alpha() as u8],
+            fog: regs.get(reg::VFC).value() as f32 / 255.0,
+            color1: regs.rgb(op::VSCV),
         }
     }
 
     /// The assembly vertex `DispatchSubmitImm` builds under the current registers.
     pub fn asm_vertex(&self, regs: &Regs) -> AsmVertex {
-        let through = regs.arg(op::VERTEXTYPE) & (1 << 23) != 0;
+        let through = regs.get(reg::VERTEXTYPE).through() != 0;
         let (mut s, mut t) = (self.u, self.v);
         if through {
             // Through mode wants texels: scaled by the level-0 size.
-            s *= (1u32 << regs.field(op::TEXSIZE0, 0, 4)) as f32;
-            t *= (1u32 << regs.field(op::TEXSIZE0, 8, 4)) as f32;
+            let size = regs.get(reg::TEXSIZE0);
+            s *= (1u32 << size.width_log2()) as f32;
+            t *= (1u32 << size.height_log2()) as f32;
         }
         // Only a transformed vertex with LIGHTMODE's separate specular keeps VSCV.
-        let color1 = if regs.arg(op::LIGHTMODE) & 1 != 0 && !through { self.color1 } else { [0; 3] };
+        let color1 = if regs.get(reg::LIGHTMODE).separate_specular() != 0 && !through { self.color1 } else { [0; 3] };
         // Clip-space z is the depth scaled to 0..1 (by the float reciprocal).
         let clip_z = if through { self.z } else { self.z * (1.0f32 / 65535.0) };
         let screen = ScreenVertex {
@@ -124,7 +116,7 @@ pub struct ImmState {
     count: usize,
     /// `None`: GE_PRIM_INVALID, no primitive type set yet.
     prim: Option<PrimType>,
-    flags: u32,
+    flags: ImmAlphaPrim,
     first_sent: bool,
 }
 
@@ -142,7 +134,8 @@ impl DrawContext {
             imm.count += 1;
             return;
         }
-        let prim = PrimType::from_bits(arg >> 8);
+        let arg = ImmAlphaPrim(arg);
+        let prim = PrimType::from_bits(arg.prim());
         if prim != PrimType::Continue {
             // Only type 7 continues a primitive.
             self.flush_imm(gs, mem);
@@ -154,7 +147,7 @@ impl DrawContext {
         if prim != PrimType::Continue {
             imm.prim = Some(prim);
             // The flags of the first vertex hold for the whole primitive.
-            imm.flags = arg & 0x00FF_F800;
+            imm.flags = arg;
             imm.first_sent = false;
         }
         // A continuation before any primitive type stays buffered until one is set.
@@ -184,12 +177,12 @@ impl DrawContext {
         self.set_draw_prim_class(mem, is_triangle_prim(prim));
 
         let overrides = [
-            (op::ANTIALIASENABLE, flags & ANTIALIAS != 0),
-            (op::SHADEMODE, flags & SHADING != 0),
-            (op::CULLFACEENABLE, flags & CULLENABLE != 0),
-            (op::TEXTUREMAPENABLE, flags & TEXTURE != 0),
-            (op::FOGENABLE, flags & FOG != 0),
-            (op::DITHERENABLE, flags & DITHER != 0),
+            (op::ANTIALIASENABLE, flags.antialias() != 0),
+            (op::SHADEMODE, flags.shading() != 0),
+            (op::CULLFACEENABLE, flags.cull_enable() != 0),
+            (op::TEXTUREMAPENABLE, flags.texture() != 0),
+            (op::FOGENABLE, flags.fog() != 0),
+            (op::DITHERENABLE, flags.dither() != 0),
         ];
         let prev = overrides.map(|(o, _)| (o, gs.regs.enabled(o)));
         // Antialiasing alone does not count as a change.
@@ -200,9 +193,8 @@ impl DrawContext {
         }
 
         // [PP `DispatchSubmitImm`] the cull face comes from the flags.
-        let cull_face = u32::from(flags & CULLFACE != 0);
-        let flip = u32::from(cull_face != gs.regs.arg(op::CULL) & 1);
-        gs.regs.set(op::CULL, gs.regs.arg(op::CULL) ^ flip);
+        let saved_cull = gs.regs.arg(op::CULL);
+        gs.regs.set(op::CULL, CullArg(saved_cull).with_ccw(flags.cull_face() != 0));
         // Every submit rebuilds the rasterizer state, before and after.
         self.state_dirty = true;
         self.raster_dirty = true;
@@ -218,7 +210,7 @@ impl DrawContext {
             let cont = continuation || i > 0;
             self.with_sink(gs, mem, &ts, vtype.through, true, |asm, sink| asm.submit_imm(prim, cont, av, cull, sink));
         }
-        gs.regs.set(op::CULL, gs.regs.arg(op::CULL) ^ flip);
+        gs.regs.set(op::CULL, saved_cull);
         self.state_dirty = true;
         self.raster_dirty = true;
 

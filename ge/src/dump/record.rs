@@ -45,7 +45,10 @@
 //! Payloads are de-duplicated: identical bytes at a suitable alignment are stored once.
 
 use super::{Dump, Record, RecordKind, INIT_SIZE};
-use crate::cmd::{op, split, word};
+use crate::cmd::fields::{
+    BoneIndex, LoadClutArg, MatrixIndex, PatchArg, PrimArg, TransferStartArg, TransferWidth, VType, Xy10,
+};
+use crate::cmd::{op, reg, split, word};
 use crate::display::DisplayBuffer;
 use crate::exec::{Ge, Observer};
 use crate::geom::VertexType;
@@ -174,11 +177,11 @@ pub fn init_payload(ge: &Ge) -> Vec<u8> {
         }
     }
     debug_assert_eq!(i, 379);
-    w[379] = word(op::BONEMATRIXNUMBER, m.bone_index & 0x7F);
-    w[380] = word(op::WORLDMATRIXNUMBER, m.world_index & 0xF);
-    w[381] = word(op::VIEWMATRIXNUMBER, m.view_index & 0xF);
-    w[382] = word(op::PROJMATRIXNUMBER, m.proj_index & 0xF);
-    w[383] = word(op::TGENMATRIXNUMBER, m.tgen_index & 0xF);
+    w[379] = word(op::BONEMATRIXNUMBER, BoneIndex(m.bone_index).index());
+    w[380] = word(op::WORLDMATRIXNUMBER, MatrixIndex(m.world_index).index());
+    w[381] = word(op::VIEWMATRIXNUMBER, MatrixIndex(m.view_index).index());
+    w[382] = word(op::PROJMATRIXNUMBER, MatrixIndex(m.proj_index).index());
+    w[383] = word(op::TGENMATRIXNUMBER, MatrixIndex(m.tgen_index).index());
     w[384] = word(op::END, 0);
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -245,11 +248,11 @@ impl Recorder {
             // Loads the CLUT record above into the replay's (zeroed) CLUT cache.
             r.pending.push(word(op::LOADCLUT, 32));
         }
-        for l in 0..8u8 {
-            let tbw = ge.state.regs.arg(op::TEXBUFWIDTH0 + l);
-            if tbw & 0xFFFF != 0 {
+        for l in 0..8 {
+            let tbw = ge.state.regs.get(reg::TEXBUFWIDTH0.at(l));
+            if tbw.width() != 0 {
                 // Teaches the replay's per-level bufw tracker the INIT value (§6.3 trap).
-                r.pending.push(word(op::TEXBUFWIDTH0 + l, tbw));
+                r.pending.push(word(reg::TEXBUFWIDTH0.at(l).op, tbw.0));
             }
         }
         r
@@ -278,9 +281,9 @@ impl Recorder {
             | op::BASE
             | op::OFFSETADDR
             | op::ORIGIN => {}
-            op::PRIM => self.draw(ge, w, arg & 0xFFFF),
+            op::PRIM => self.draw(ge, w, PrimArg(arg).count()),
             // [PP EmitBezierSpline] u × v control points.
-            op::BEZIER | op::SPLINE => self.draw(ge, w, (arg & 0xFF) * ((arg >> 8) & 0xFF)),
+            op::BEZIER | op::SPLINE => self.draw(ge, w, PatchArg(arg).u_count() * PatchArg(arg).v_count()),
             op::LOADCLUT => self.load_clut(ge, w),
             op::TRANSFERSTART => self.transfer(ge, w),
             op::VAP => {
@@ -296,13 +299,13 @@ impl Recorder {
     /// draws nothing) gets no data records.
     fn draw(&mut self, ge: &Ge, w: u32, count: u32) {
         let regs = &ge.state.regs;
-        self.targets.insert(VRAM_BASE | (regs.arg(op::FRAMEBUFPTR) & 0x1F_FFF0));
-        self.targets.insert(VRAM_BASE | (regs.arg(op::ZBUFPTR) & 0x1F_FFF0));
+        self.targets.insert(VRAM_BASE | regs.get(reg::FRAMEBUFPTR).vram_offset());
+        self.targets.insert(VRAM_BASE | regs.get(reg::ZBUFPTR).vram_offset());
         if count > 0 {
             let vt = regs.arg(op::VERTEXTYPE);
             let texturing = regs.enabled(op::TEXTUREMAPENABLE) || regs.enabled(op::ANTIALIASENABLE);
             // "Play it safe": texcoords alone also send texture data [PP FlushPrimState].
-            if texturing || vt & 3 != 0 {
+            if texturing || VType(vt).texcoord() != 0 {
                 for level in 0..8 {
                     self.texture_level(ge, level);
                 }
@@ -345,22 +348,22 @@ impl Recorder {
     /// TEXTUREn / FRAMEBUFn for one level [PP EmitTextureData].
     fn texture_level(&mut self, ge: &Ge, level: u8) {
         let regs = &ge.state.regs;
-        let tbw = regs.arg(op::TEXBUFWIDTH0 + level);
-        let addr = (regs.arg(op::TEXADDR0 + level) & 0xFF_FFF0) | ((tbw << 8) & 0x0F00_0000);
+        let tbw = regs.get(reg::TEXBUFWIDTH0.at(level as usize));
+        let addr = regs.get(reg::TEXADDR0.at(level as usize)).low() | tbw.high();
         if addr == 0 {
             return;
         }
-        let fmt = (regs.arg(op::TEXFORMAT) & 0xF) as usize;
+        let fmt = regs.get(reg::TEXFORMAT).format() as usize;
         let bits = TEX_BITS[fmt];
-        let size = regs.arg(op::TEXSIZE0 + level);
-        let (w, h) = (1u64 << (size & 0xF), 1u64 << ((size >> 8) & 0xF));
+        let size = regs.get(reg::TEXSIZE0.at(level as usize));
+        let (w, h) = (1u64 << size.width_log2(), 1u64 << size.height_log2());
         // [PP GetTextureBufw] bufw masked to whole 16-byte units (DXT: 0x7FF); 0 means 16 bytes.
         let mask = match fmt {
             0..=7 => 0x7FF & !((128 / bits as u32) - 1),
             8..=10 => 0x7FF,
             _ => 0,
         };
-        let mut bufw = u64::from(tbw & mask);
+        let mut bufw = u64::from(tbw.width() & mask);
         if bufw == 0 && bits != 0 {
             bufw = 128 / bits;
         }
@@ -380,9 +383,10 @@ impl Recorder {
     /// [CLUTADDR] CLUT before a LOADCLUT [PP EmitClut].
     fn load_clut(&mut self, ge: &Ge, w: u32) {
         let regs = &ge.state.regs;
-        let addr = (regs.arg(op::CLUTADDR) & 0xFF_FFF0) | ((regs.arg(op::CLUTADDRUPPER) << 8) & 0x0F00_0000);
+        let addr = regs.get(reg::CLUTADDR).low() | regs.get(reg::CLUTADDRUPPER).high();
         // [PP EmitClut] 0x40 in bits 0–6 means 64 blocks ("extended CLUT").
-        let blocks = if w & 0x7F == 0x40 { 0x40 } else { w & 0x3F };
+        let load = LoadClutArg(split(w).1);
+        let blocks = if load.block64() != 0 && load.blocks() == 0 { 0x40 } else { load.blocks() };
         let bytes = clamp_size(addr, u64::from(blocks) * 32);
         if bytes != 0 {
             if Memory::is_vram(addr) {
@@ -400,26 +404,26 @@ impl Recorder {
     fn transfer(&mut self, ge: &mut Ge, w: u32) {
         self.flush_registers();
         let regs = &ge.state.regs;
-        let addr = |lo: u8, hi: u8| (regs.arg(lo) & 0xFF_FFF0) | ((regs.arg(hi) & 0xFF_0000) << 8);
+        let (srcw, dstw) = (regs.get(reg::TRANSFERSRCW), regs.get(reg::TRANSFERDSTW));
         // [PP GPUState.h getTransferSrcStride] bits 3–10; above 0x400 counts as 0.
-        let stride = |hi: u8| match regs.arg(hi) & 0x7F8 {
+        let stride = |w: TransferWidth| match w.stride() {
             s if s > 0x400 => 0,
             s => u64::from(s),
         };
-        let dst = addr(op::TRANSFERDST, op::TRANSFERDSTW);
+        let dst = regs.get(reg::TRANSFERDST).low() | dstw.high();
         if !Memory::is_vram(dst) {
             return;
         }
-        let src = addr(op::TRANSFERSRC, op::TRANSFERSRCW);
-        let pos = |p: u8| (u64::from(regs.arg(p) & 0x3FF), u64::from((regs.arg(p) >> 10) & 0x3FF));
-        let (sx, sy) = pos(op::TRANSFERSRCPOS);
-        let (dx, dy) = pos(op::TRANSFERDSTPOS);
-        let size = regs.arg(op::TRANSFERSIZE);
-        let (width, height) = (u64::from(size & 0x3FF) + 1, u64::from((size >> 10) & 0x3FF) + 1);
+        let src = regs.get(reg::TRANSFERSRC).low() | srcw.high();
+        let pos = |p: Xy10| (u64::from(p.x()), u64::from(p.y()));
+        let (sx, sy) = pos(regs.get(reg::TRANSFERSRCPOS));
+        let (dx, dy) = pos(regs.get(reg::TRANSFERDSTPOS));
+        let (width, height) = pos(regs.get(reg::TRANSFERSIZE));
+        let (width, height) = (width + 1, height + 1);
         // bpp from the word being executed (PPSSPP reads the register before the word lands).
-        let bpp = if w & 1 != 0 { 4 } else { 2 };
-        let src_bytes = clamp_size(src, ((sy + height - 1) * stride(op::TRANSFERSRCW) + sx + width) * bpp);
-        let dst_bytes = clamp_size(dst, ((dy + height - 1) * stride(op::TRANSFERDSTW) + dx + width) * bpp);
+        let bpp = if TransferStartArg(split(w).1).bpp32() != 0 { 4 } else { 2 };
+        let src_bytes = clamp_size(src, ((sy + height - 1) * stride(srcw) + sx + width) * bpp);
+        let dst_bytes = clamp_size(dst, ((dy + height - 1) * stride(dstw) + dx + width) * bpp);
         if src_bytes != 0 {
             // The GE flushes its binned draws at TRANSFERSTART anyway; doing it first lets
             // a VRAM source be read after the draws that precede it.
@@ -469,19 +473,20 @@ impl Recorder {
     /// Mark the colour buffer (and the depth buffer when written) inside the scissor and
     /// region as drawn [PP DirtyDrawnVRAM].
     fn mark_drawn(&mut self, regs: &Regs) {
-        let w = u64::from((regs.arg(op::SCISSOR2) & 0x3FF).min(regs.arg(op::REGION2) & 0x3FF)) + 1;
-        let h = u64::from(((regs.arg(op::SCISSOR2) >> 10) & 0x3FF).min((regs.arg(op::REGION2) >> 10) & 0x3FF)) + 1;
+        let (s2, r2) = (regs.get(reg::SCISSOR2), regs.get(reg::REGION2));
+        let w = u64::from(s2.x().min(r2.x())) + 1;
+        let h = u64::from(s2.y().min(r2.y())) + 1;
         let extent = |bpp: u64, stride: u64| bpp * stride * h + if w > stride { bpp * (w - stride) } else { 0 };
         let clear = regs.clear_mode();
         let draw_z = clear.is_none() && !regs.enabled(op::ZWRITEDISABLE) && regs.enabled(op::ZTESTENABLE);
         let clear_z = clear.is_some_and(|c| c.depth);
         if draw_z || clear_z {
-            let bytes = extent(2, u64::from(regs.arg(op::ZBUFWIDTH) & 0x7FC));
-            self.mark(regs.arg(op::ZBUFPTR) & 0x1F_FFF0, bytes.min(u64::from(VRAM_SIZE)) as u32, Vram::Drawn);
+            let bytes = extent(2, u64::from(regs.get(reg::ZBUFWIDTH).stride()));
+            self.mark(regs.get(reg::ZBUFPTR).vram_offset(), bytes.min(u64::from(VRAM_SIZE)) as u32, Vram::Drawn);
         }
-        let bpp = if regs.arg(op::FRAMEBUFPIXFORMAT) & 3 == 3 { 4 } else { 2 };
-        let bytes = extent(bpp, u64::from(regs.arg(op::FRAMEBUFWIDTH) & 0x7FC));
-        self.mark(regs.arg(op::FRAMEBUFPTR) & 0x1F_FFF0, bytes.min(u64::from(VRAM_SIZE)) as u32, Vram::Drawn);
+        let bpp = if regs.get(reg::FRAMEBUFPIXFORMAT).format() == 3 { 4 } else { 2 };
+        let bytes = extent(bpp, u64::from(regs.get(reg::FRAMEBUFWIDTH).stride()));
+        self.mark(regs.get(reg::FRAMEBUFPTR).vram_offset(), bytes.min(u64::from(VRAM_SIZE)) as u32, Vram::Drawn);
     }
 
     /// Write the pending REGISTERS words as one record [PP FlushRegisters].

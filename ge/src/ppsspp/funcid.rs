@@ -2,7 +2,7 @@
 //! compiles a function it has not seen (and flushes its bin queue first, see `queue`)
 //! [PP `FuncId.cpp` ComputePixelFuncID, ComputeSamplerID].
 
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::mem::Memory;
 use crate::regs::Regs;
 
@@ -25,15 +25,15 @@ fn optimize_ref_compare(func: u32, r: u32) -> u32 {
 
 /// The hashed part (`fullKey`) of [PP `ComputePixelFuncID`], packed into distinct bits.
 pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
-    let fmt = regs.arg(op::FRAMEBUFPIXFORMAT) & 3;
+    let fmt = regs.get(reg::FRAMEBUFPIXFORMAT).format();
     let is565 = fmt == 0;
-    let color_mask = (regs.arg(op::MASKRGB) & 0xFF_FFFF) | ((regs.arg(op::MASKALPHA) & 0xFF) << 24);
+    let color_mask = regs.arg(op::MASKRGB) | (regs.get(reg::MASKALPHA).value() << 24);
     let ztest = regs.enabled(op::ZTESTENABLE);
-    let zfunc = regs.arg(op::ZTEST) & 7;
-    let st = regs.arg(op::STENCILTEST);
-    let (st_func, st_ref, st_mask) = (st & 7, (st >> 8) & 0xFF, (st >> 16) & 0xFF);
-    let sop = regs.arg(op::STENCILOP);
-    let (op_sfail, op_zfail, op_zpass) = (sop & 7, (sop >> 8) & 7, (sop >> 16) & 7);
+    let zfunc = regs.get(reg::ZTEST).func();
+    let st = regs.get(reg::STENCILTEST);
+    let (st_func, st_ref, st_mask) = (st.func(), st.reference(), st.mask());
+    let sop = regs.get(reg::STENCILOP);
+    let (op_sfail, op_zfail, op_zpass) = (sop.fail(), sop.zfail(), sop.zpass());
     const KEEP: u32 = 0;
     const ZERO: u32 = 1;
     const REPLACE: u32 = 2;
@@ -56,10 +56,10 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
         depth_write = cm.depth;
         depth_func = ALWAYS;
     } else {
-        let ct_func = regs.arg(op::COLORTEST) & 3;
+        let ct_func = regs.get(reg::COLORTEST).func();
         color_test = regs.enabled(op::COLORTESTENABLE) && ct_func != ALWAYS;
         if regs.enabled(op::STENCILTESTENABLE) && st_func == ALWAYS {
-            let stencil_write = regs.arg(op::MASKALPHA) & 0xFF != 0xFF && !is565;
+            let stencil_write = regs.get(reg::MASKALPHA).value() != 0xFF && !is565;
             stencil_test = if ztest && zfunc != ALWAYS {
                 stencil_write && (op_zpass != KEEP || op_zfail != KEEP)
             } else {
@@ -113,21 +113,20 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
                 zfail = zpass;
             }
         }
-        let at = regs.arg(op::ALPHATEST);
-        alpha_func = if regs.enabled(op::ALPHATESTENABLE) { at & 7 } else { ALWAYS };
+        let at = regs.get(reg::ALPHATEST);
+        alpha_func = if regs.enabled(op::ALPHATESTENABLE) { at.func() } else { ALWAYS };
         if alpha_func != ALWAYS {
-            alpha_ref = ((at >> 8) & 0xFF) & ((at >> 16) & 0xFF);
-            has_alpha_mask = (at >> 16) & 0xFF != 0xFF;
+            alpha_ref = at.reference() & at.mask();
+            has_alpha_mask = at.mask() != 0xFF;
             alpha_func = optimize_ref_compare(alpha_func, alpha_ref);
             if alpha_func == ALWAYS {
                 alpha_ref = 0;
                 has_alpha_mask = false;
             }
         }
-        let bm = regs.arg(op::BLENDMODE);
-        let (fa, fb, eq) = (bm & 0xF, (bm >> 4) & 0xF, (bm >> 8) & 7);
-        let fix_a = regs.arg(op::BLENDFIXEDA) & 0xFF_FFFF;
-        let fix_b = regs.arg(op::BLENDFIXEDB) & 0xFF_FFFF;
+        let bm = regs.get(reg::BLENDMODE);
+        let (fa, fb, eq) = (bm.src(), bm.dst(), bm.equation());
+        let (fix_a, fix_b) = (regs.arg(op::BLENDFIXEDA), regs.arg(op::BLENDFIXEDB));
         blend = regs.enabled(op::ALPHABLENDENABLE) && eq <= 5;
         if blend && eq == 0 && fa == 10 && fix_a == 0xFF_FFFF && fb == 10 && fix_b == 0 {
             blend = false;
@@ -147,8 +146,8 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
         }
         if color_test
             && ct_func == NOTEQUAL
-            && regs.arg(op::COLORREF) & 0xFF_FFFF == 0
-            && regs.arg(op::COLORTESTMASK) & 0xFF_FFFF == 0xFF_FFFF
+            && regs.arg(op::COLORREF) == 0
+            && regs.arg(op::COLORTESTMASK) == 0xFF_FFFF
             && !depth_write
             && !stencil_test
             && blend
@@ -157,16 +156,16 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
         {
             color_test = false;
         }
-        logic = regs.enabled(op::LOGICOPENABLE) && regs.arg(op::LOGICOP) & 0xF != 3;
+        logic = regs.enabled(op::LOGICOPENABLE) && regs.get(reg::LOGICOP).op() != 3;
         fog = regs.enabled(op::FOGENABLE) && !through;
         early_z = depth_func != ALWAYS;
         if stencil_test && early_z && (sfail != KEEP || zfail != KEEP) {
             early_z = false;
         }
     }
-    let mut standard_stride = regs.arg(op::FRAMEBUFWIDTH) & 0x7FC == 512;
+    let mut standard_stride = regs.get(reg::FRAMEBUFWIDTH).stride() == 512;
     if standard_stride && (depth_func != ALWAYS || depth_write) {
-        standard_stride = regs.arg(op::ZBUFWIDTH) & 0x7FC == 512;
+        standard_stride = regs.get(reg::ZBUFWIDTH).stride() == 512;
     }
     let dither = regs.enabled(op::DITHERENABLE);
     let fields: [(u64, u32); 29] = [
@@ -213,7 +212,7 @@ pub fn pixel_func_key(regs: &Regs, through: bool) -> u64 {
 pub fn sampler_key(regs: &Regs) -> u32 {
     // textureBitsPerPixel and textureAlignMask16 per format.
     const BITS: [u32; 16] = [16, 16, 16, 32, 4, 8, 16, 32, 4, 8, 8, 0, 0, 0, 0, 0];
-    let fmt = regs.arg(op::TEXFORMAT) & 0xF;
+    let fmt = regs.get(reg::TEXFORMAT).format();
     let bitspp = BITS[fmt as usize];
     let align = if fmt <= 7 && bitspp > 0 {
         0x7FF & !((128 / bitspp) - 1)
@@ -222,25 +221,25 @@ pub fn sampler_key(regs: &Regs) -> u32 {
     } else {
         0
     };
-    let mip = regs.arg(op::TEXFILTER) & 4 != 0;
-    let texmode = regs.arg(op::TEXMODE);
-    let max_level = if mip { (texmode >> 16) & 7 } else { 0 };
+    let mip = regs.get(reg::TEXFILTER).mipmaps();
+    let texmode = regs.get(reg::TEXMODE);
+    let max_level = if mip { texmode.max_level() } else { 0 };
     let mut standard_bufw = true;
     let mut over_read_safe = true;
     let mut invalid_ptr = false;
-    for i in 0..=max_level as u8 {
-        let bw_reg = regs.arg(op::TEXBUFWIDTH0 + i);
-        let addr = (regs.arg(op::TEXADDR0 + i) & 0xFF_FFF0) | ((bw_reg << 8) & 0x0F00_0000);
+    for i in 0..=max_level as usize {
+        let bw_reg = regs.get(reg::TEXBUFWIDTH0.at(i));
+        let addr = regs.get(reg::TEXADDR0.at(i)).low() | bw_reg.high();
         if Memory::locate(addr).is_none() {
             invalid_ptr = true;
         }
-        let mut bufw = bw_reg & align;
+        let mut bufw = bw_reg.width() & align;
         if bufw == 0 && fmt <= 10 && bitspp > 0 {
             bufw = 128 / bitspp;
         }
-        let size = regs.arg(op::TEXSIZE0 + i);
-        let w = 1u32 << (size & 0xF);
-        let h = 1u32 << ((size >> 8) & 0xF);
+        let size = regs.get(reg::TEXSIZE0.at(i));
+        let w = 1u32 << size.width_log2();
+        let h = 1u32 << size.height_log2();
         if bitspp == 0 || w.max(128 / bitspp.max(1)) != bufw {
             standard_bufw = false;
         }
@@ -252,30 +251,30 @@ pub fn sampler_key(regs: &Regs) -> u32 {
             over_read_safe = false;
         }
     }
-    let size0 = regs.arg(op::TEXSIZE0);
-    let clut = regs.arg(op::CLUTFORMAT);
+    let size0 = regs.get(reg::TEXSIZE0);
+    let clut = regs.get(reg::CLUTFORMAT);
     let indexed = fmt & 4 != 0;
-    let shared_clut = fmt != 4 || max_level == 0 || !mip || texmode & 0x100 == 0;
-    let wrap = regs.arg(op::TEXWRAP);
-    let tf = regs.arg(op::TEXFUNC);
+    let shared_clut = fmt != 4 || max_level == 0 || !mip || texmode.separate_cluts() == 0;
+    let wrap = regs.get(reg::TEXWRAP);
+    let tf = regs.get(reg::TEXFUNC);
     let fields: [(u32, u32); 20] = [
         (fmt, 4),
-        (if indexed { clut & 3 } else { 0 }, 2),
-        (wrap & 1, 1),
-        ((wrap >> 8) & 1, 1),
-        (texmode & 1, 1),
+        (if indexed { clut.palette() } else { 0 }, 2),
+        (wrap.clamp_s(), 1),
+        (wrap.clamp_t(), 1),
+        (texmode.swizzle(), 1),
         (shared_clut as u32, 1),
-        ((indexed && (clut >> 8) & 0xFF != 0xFF) as u32, 1),
-        ((indexed && (clut >> 2) & 0x1F != 0) as u32, 1),
-        ((indexed && (clut >> 16) & 0x1F != 0) as u32, 1),
+        ((indexed && clut.mask() != 0xFF) as u32, 1),
+        ((indexed && clut.shift() != 0) as u32, 1),
+        ((indexed && clut.offset() != 0) as u32, 1),
         (invalid_ptr as u32, 1),
         (over_read_safe as u32, 1),
         (standard_bufw as u32, 1),
-        (size0 & 0xF, 4),
-        ((size0 >> 8) & 0xF, 4),
-        ((tf & 7).min(4), 3),
-        ((tf >> 8) & 1, 1),
-        ((tf >> 16) & 1, 1),
+        (size0.width_log2(), 4),
+        (size0.height_log2(), 4),
+        (tf.func().min(4), 3),
+        (tf.rgba(), 1),
+        (tf.doubling(), 1),
         ((max_level != 0) as u32, 1),
         (0, 0),
         (0, 0),

@@ -31,7 +31,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::cmd::op;
+use crate::cmd::reg;
 use crate::geom::ScreenVertex;
 use crate::pixel::{Blend, BlendEq, BlendFactor, Compare, PixelState};
 use crate::regs::Regs;
@@ -116,12 +116,12 @@ impl OptInputs {
         };
         let alpha_func = pixel.alpha_func.optimize_ref_byte(pixel.alpha_ref);
         let always = alpha_func == Compare::Always;
-        let uses_clut = textures && regs.field(op::TEXFORMAT, 0, 4) & 4 != 0;
-        let cf = regs.arg(op::CLUTFORMAT);
-        let clut = (uses_clut && shared_clut && (cf >> 16) & 0x1F == 0).then(|| clut_alpha(clut, regs));
+        let uses_clut = textures && regs.get(reg::TEXFORMAT).format() & 4 != 0;
+        let cf = regs.get(reg::CLUTFORMAT);
+        let clut = (uses_clut && shared_clut && cf.offset() == 0).then(|| clut_alpha(clut, regs));
         OptInputs {
             clear: pixel.clear,
-            shade_gouraud: !pixel.clear && regs.arg(op::SHADEMODE) & 1 != 0,
+            shade_gouraud: !pixel.clear && regs.get(reg::SHADEMODE).gouraud() != 0,
             alpha_blend,
             src,
             dst,
@@ -132,9 +132,9 @@ impl OptInputs {
             stencil: pixel.stencil,
             fog: pixel.fog.is_some(),
             textures,
-            texture_alpha: regs.field(op::TEXFUNC, 8, 1) != 0,
+            texture_alpha: regs.get(reg::TEXFUNC).rgba() != 0,
             uses_clut,
-            modulate: textures && regs.field(op::TEXFUNC, 0, 3) == 0,
+            modulate: textures && regs.get(reg::TEXFUNC).func() == 0,
             clut,
         }
     }
@@ -213,13 +213,13 @@ impl OptInputs {
 /// [PP `CheckClutAlphaFull`] over the entries a CLUT4 (16) or larger index can reach,
 /// limited by the index mask: AND all entries, then test the alpha bits.
 fn clut_alpha(clut: &[u8; 1024], regs: &Regs) -> (bool, bool) {
-    let cf = regs.arg(op::CLUTFORMAT);
-    let mut count = if regs.field(op::TEXFORMAT, 0, 4) == 4 { 16 } else { 256 };
-    let mask = (cf >> 8) & 0xFF;
+    let cf = regs.get(reg::CLUTFORMAT);
+    let mut count = if regs.get(reg::TEXFORMAT).format() == 4 { 16 } else { 256 };
+    let mask = cf.mask();
     if mask != 0xFF {
         count = count.min(mask as usize + 1);
     }
-    let pal = cf & 3;
+    let pal = cf.palette();
     let sum = if pal == 3 {
         clut.chunks_exact(4).take(count).fold(u32::MAX, |m, c| m & u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
     } else {
@@ -359,6 +359,7 @@ pub fn apply(px: &PixelState, opt: u32) -> Option<PixelState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::op;
 
     /// SRCALPHA/INVSRCALPHA blending, nothing else: the `ALPHATEST_ON` candidate.
     fn blend_inputs() -> OptInputs {

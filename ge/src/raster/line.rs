@@ -15,10 +15,18 @@
 //! `steps = ⌊30/16⌋ = 1` lights only 9; HW primitives-bezier lines patch: a segment
 //! running left from x = 185 to the centre 177.5 lights its end pixel 177, at y = 40.0
 //! exactly → row 40, and a y-major segment from y = 10 puts row 12 at x = ⌊175.99⌋].
-//! guess: attributes step from v0 by `i / steps` per pixel visited as in PPSSPP's DDA
-//! (integer colours and depth truncated, fog and texture coordinates in float), so the
-//! first pixel takes v0's values exactly; no hardware data separates the alternatives.
+//! Colours follow the triangles' colour rule along the major axis: from the end point
+//! with the lower major coordinate, the gradient per 1/16 px rounded down to
+//! [`COLOUR_GRADIENT_BITS`] fraction bits, evaluated at the pixel centre and truncated
+//! [HW primitives-bezier lines patch: its 4x4 grid of y- and x-major segments between
+//! tessellated vertices was off by 1 to 8 green levels on 270 pixels with colours stepped
+//! by `i / steps` from v0, 2 pixels with this rule; primitives-bezier 527 → 288 differing
+//! pixels, primitives-spline 869 → 630; stepping from v0 instead of the lower end point
+//! leaves 2 more on each]. guess: depth steps from v0 by `i / steps` and fog and texture
+//! coordinates by the same fraction in float as in PPSSPP's DDA, so the first pixel takes
+//! v0's values exactly; no hardware data separates the alternatives.
 
+use super::triangle::COLOUR_GRADIENT_BITS;
 use super::{
     clamp_fog, clamp_u8, cvt_trunc_f64, depth_u16, floor_div, screen_range, single_pixel_quad, vertex_depth,
     RasterSetup,
@@ -188,11 +196,12 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
         if !setup.row_in_band(py) {
             continue;
         }
-        let lerp = |p0: u8, p1: u8| clamp_u8(floor_div(p0 as i64 * (steps - i) + p1 as i64 * i, steps) as i32);
+        // `k` 1/16 px from a towards b is `den − k` from b towards a.
+        let colour = |ca: u8, cb: u8| colour_along(ca, cb, k, den, dm > 0);
         let (mut color0, color1) = if interpolate_color {
             (
-                std::array::from_fn(|i| lerp(a.color0[i], b.color0[i])),
-                std::array::from_fn(|i| lerp(a.color1[i], b.color1[i])),
+                std::array::from_fn(|i| colour(a.color0[i], b.color0[i])),
+                std::array::from_fn(|i| colour(a.color1[i], b.color1[i])),
             )
         } else {
             (b.color0, b.color1)
@@ -224,4 +233,16 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
         };
         emit(&single_pixel_quad(f, ds, dt, a.w + (b.w - a.w) * t));
     }
+}
+
+/// A colour channel `k` 1/16 px along the major axis from end point a (value `ca`)
+/// towards b (`cb`), `den` 1/16 px apart: from the end with the lower major coordinate
+/// (`a_first`: a), the gradient per 1/16 px rounded down to [`COLOUR_GRADIENT_BITS`]
+/// fraction bits, truncated (module docs).
+pub(crate) fn colour_along(ca: u8, cb: u8, k: i64, den: i64, a_first: bool) -> u8 {
+    let (c0, c1, k) = if a_first { (ca, cb, k) } else { (cb, ca, den - k) };
+    let grad = floor_div((c1 as i64 - c0 as i64) << COLOUR_GRADIENT_BITS, den.max(1));
+    // |grad| ≤ 255·2^14 and 0 ≤ k ≤ den < 2^33: no overflow; the value lies within a step
+    // of c0..c1.
+    clamp_u8(((((c0 as i64) << COLOUR_GRADIENT_BITS) + grad * k) >> COLOUR_GRADIENT_BITS) as i32)
 }

@@ -638,22 +638,32 @@ fn hardware_line_lights_the_centres_it_crosses() {
     assert!(d.contains(&(175, 12)) && !d.contains(&(176, 12)));
 }
 
-/// Colours along a [`LineRule::PixelCentres`] line step from v0 by i/steps and truncate
-/// (guess, line.rs module docs): 0 → 160 over 10 px reads 0, 16, … 144, and the line
-/// from the other end starts on v1's colour.
+/// Colours along a [`LineRule::PixelCentres`] line follow the triangles' colour rule from
+/// the end with the lower major coordinate (line.rs module docs). Hand-derived: 0 → 160
+/// over 160 sixteenths is exactly one level per sixteenth, so the centre of pixel p reads
+/// 16p + 8 whichever way the line runs; 0 → 100 over 150 sixteenths (gradient 2/3 per
+/// sixteenth, rounded down to 14 fraction bits: 10922/16384) reads ⌊(16p + 8)·10922/16384⌋,
+/// one less than the exact (16p + 8)·2/3 where that is whole (pixel 1: 16 → 15).
 #[test]
-fn hardware_line_colours_step_from_the_first_vertex() {
+fn hardware_line_colours_follow_the_colour_plane() {
     let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
+    let reds = |v: [ScreenVertex; 2]| {
+        let mut f = frags(|e| line(&v, &hw, e));
+        f.sort_by_key(|f| f.x);
+        f.iter().map(|f| f.color0[0]).collect::<Vec<u8>>()
+    };
     let (mut a, mut b) = (px(0, 5), px(10, 5));
     a.color0 = [0, 0, 0, 255];
     b.color0 = [160, 0, 0, 255];
-    for (v, first) in [([a, b], 0u8), ([b, a], 160)] {
-        let mut f = frags(|e| line(&v, &hw, e));
-        f.sort_by_key(|f| f.x);
-        let reds: Vec<u8> = f.iter().map(|f| f.color0[0]).collect();
-        let expect: Vec<u8> = (0..10).map(|i| if first == 0 { 16 * i } else { 160 - 16 * (9 - i) }).collect();
-        assert_eq!(reds, expect);
-    }
+    let expect: Vec<u8> = (0..10).map(|p| 16 * p + 8).collect();
+    assert_eq!(reds([a, b]), expect);
+    assert_eq!(reds([b, a]), expect);
+    b = sv(150, 80);
+    b.color0 = [100, 0, 0, 255];
+    let expect: Vec<u8> = (0..9).map(|p| ((16 * p as i64 + 8) * 10922 / 16384) as u8).collect();
+    assert_eq!(expect[..3], [5, 15, 26]);
+    assert_eq!(reds([a, b]), expect);
+    assert_eq!(reds([b, a]), expect);
 }
 
 // ---- Hardware triangle rule: expected values are pixels of the real-PSP screenshots in
@@ -696,15 +706,15 @@ fn hw_samples_texture_coordinates_at_pixel_centres() {
 }
 
 /// triangle-triangle: red, green and blue corners (screen positions in 1/16 px as the
-/// transform computes them). The PSP samples coverage at the pixel centre and truncates
-/// the interpolated colour.
+/// transform computes them). The PSP samples coverage at the pixel centre and takes
+/// colours from [`ColourPlane`]s, where PPSSPP rounds its f32 barycentrics.
 #[test]
-fn hw_truncates_colours_and_covers_by_pixel_centre() {
+fn hw_colour_planes_and_pixel_centre_coverage() {
     let col = |mut v: ScreenVertex, c: [u8; 3]| {
         v.color0 = [c[0], c[1], c[2], 255];
         v
     };
-    let v = [col(sv(4466, 1679), [255, 0, 0]), col(sv(3710, 3300), [0, 255, 0]), col(sv(2716, 2046), [0, 0, 255])];
+    let v = [col(sv(4466, 1679), [255, 0, 0]), col(sv(3711, 3299), [0, 255, 0]), col(sv(2716, 2047), [0, 0, 255])];
     let base = RasterSetup::new(BIG, true, false);
     let hw = tri_frags(v, &with_rule(base, TriangleRule::HARDWARE));
     let pp = tri_frags(v, &base);
@@ -719,11 +729,72 @@ fn hw_truncates_colours_and_covers_by_pixel_centre() {
         assert_eq!(rgb(&hw, p), Some(psp), "hardware at {p:?}");
         assert_eq!(rgb(&pp, p), Some(ppsspp), "PPSSPP at {p:?}");
     }
+    // Where the exact colour at the centre is within a few hundredths of a whole number
+    // the PSP is on the other side of it (exact values by hand, in rational arithmetic):
+    // red 14.9984 at (178, 129) reads 15, red 119.998 at (225, 122) reads 120, blue
+    // 12.0028 at (263, 128) reads 11 [HW triangle-triangle].
+    assert_eq!(rgb(&hw, (178, 129)), Some([15, 9, 230]));
+    assert_eq!(rgb(&hw, (225, 122)), Some([120, 17, 117]));
+    assert_eq!(rgb(&hw, (263, 128)), Some([186, 56, 11]));
     // Edge pixels: drawn by the PSP only, and by PPSSPP only.
     assert_eq!(rgb(&hw, (276, 105)), Some([248, 0, 6]));
     assert_eq!(rgb(&pp, (276, 105)), None);
     assert_eq!(rgb(&hw, (277, 108)), None);
     assert!(rgb(&pp, (277, 108)).is_some());
+}
+
+/// primitives-immediate's Gouraud fan: green 255 at the top corners (260, 10), (300, 10)
+/// falls to 127 at (300, 50), (260, 50). The exact value at row y is 255 − 3.2·(y − 9.5);
+/// the PSP shows it truncated except where it is whole, where it shows one less [HW
+/// primitives-immediate, columns 260..299: rows 10, 11, 12, 13, 17, 47, 49 read 253, 250,
+/// 246, 243, 230, 134, 128; exact 253.4, 250.2, 247, 243.8, 231, 135, 128.6].
+#[test]
+fn hw_colour_plane_lowers_whole_values_of_a_falling_ramp() {
+    let g = |mut v: ScreenVertex, green: u8| {
+        v.color0 = [0, green, 255, 255];
+        v
+    };
+    let fan = [g(px(260, 10), 255), g(px(300, 10), 255), g(px(300, 50), 127), g(px(260, 50), 127)];
+    let hw = with_rule(RasterSetup::new(BIG, true, false), TriangleRule::HARDWARE);
+    let mut m = tri_frags([fan[0], fan[1], fan[2]], &hw);
+    m.extend(tri_frags([fan[0], fan[2], fan[3]], &hw));
+    for (y, psp) in [(10, 253), (11, 250), (12, 246), (13, 243), (17, 230), (47, 134), (49, 128)] {
+        for x in [260, 270, 285, 299] {
+            assert_eq!(m[&(x, y)].color0[1], psp, "({x}, {y})");
+        }
+    }
+    // The plane itself: from the top-left vertex, gradient −128/640 per sixteenth rounded
+    // down to −3277/16384, so row 12's centre (40 sixteenths down) reads
+    // ⌊255 − 40·3277/16384⌋ = ⌊246.99⌋.
+    let pts = [(260 * 16, 160), (300 * 16, 160), (300 * 16, 800)];
+    assert_eq!(ColourPlane::start(&pts), 0);
+    let plane = ColourPlane::new(&pts, [255, 255, 127], 0);
+    assert_eq!(plane.at(270 * 16 + 8, 12 * 16 + 8), 246);
+    assert_eq!(plane.at(270 * 16 + 8, 10 * 16 + 8), 253);
+}
+
+/// [`ColourPlane`] arithmetic is exact and bounded: the start vertex is the topmost, then
+/// the leftmost, whatever the order; vertex colours are reproduced exactly at the vertices
+/// on a rising ramp; extreme coordinates neither overflow nor leave 0..=255; a zero-area
+/// triangle keeps the start colour.
+#[test]
+fn colour_plane_start_and_bounds() {
+    let pts = [(500, 300), (100, 300), (300, 100)];
+    assert_eq!(ColourPlane::start(&pts), 2);
+    let tie = [(500, 100), (100, 100), (300, 400)];
+    assert_eq!(ColourPlane::start(&tie), 1);
+    let rising = ColourPlane::new(&[(0, 0), (160, 0), (0, 160)], [0, 160, 0], 0);
+    // Gradient exactly one level per sixteenth: no rounding, x/16 levels.
+    assert_eq!(rising.at(8, 8), 8);
+    assert_eq!(rising.at(152, 8), 152);
+    let far = [(i32::MIN, i32::MIN), (i32::MAX, i32::MIN), (0, i32::MAX)];
+    let p = ColourPlane::new(&far, [0, 255, 128], ColourPlane::start(&far));
+    for (x, y) in [(i32::MIN, i32::MIN), (i32::MAX, i32::MAX), (0, 0), (i32::MAX, i32::MIN)] {
+        let _ = p.at(x, y);
+    }
+    let flat = ColourPlane::new(&[(0, 0), (16, 16), (32, 32)], [40, 200, 90], 0);
+    assert_eq!(flat.at(8, 8), 40);
+    assert_eq!(flat.at(1000, -1000), 40);
 }
 
 /// texmtx-prims' last sprite under texture projection: q runs 1 → 0.5 across it, and along

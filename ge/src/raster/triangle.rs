@@ -21,8 +21,13 @@
 //!   (16·px + 8, 16·py + 8) (PPSSPP: +7). The top-left tie rule is unchanged. Measured:
 //!   texmtx-source 7 534 → 28 differing pixels, primitives-continue 40 → 0,
 //!   triangle-triangle's 13 of 14 edge pixels.
-//! * Colour: interpolated colours are truncated (PPSSPP: rounded half to even).
-//!   triangle-triangle 4 393 → 794 differing pixels, rendertarget 737 → 335.
+//! * Colour: each channel is a plane through the topmost vertex (leftmost on ties) whose
+//!   gradients per 1/16 px are rounded down to 14 fraction bits, evaluated exactly at the
+//!   pixel centre and truncated ([`ColourPlane`]; PPSSPP: barycentric in f32, rounded half
+//!   to even). Where the exact colour is a whole number the PSP shows one less on a falling
+//!   ramp, and rows of a rotated triangle carry a constant error of a few hundredths that
+//!   only these gradient steps reproduce: triangle-triangle 139 → 0 differing pixels,
+//!   primitives-immediate 320 → 0 (module docs of [`ColourPlane`] list the alternatives).
 //! * Perspective divide: the reciprocal of the interpolated q/w has a 16-bit significand,
 //!   rounded to nearest (PPSSPP: f32). guess: fitted to texmtx-prims, where t/q is exactly
 //!   1 along a diagonal and the PSP shows texel 255 or a wrap to 0 pixel by pixel: this rule
@@ -55,11 +60,83 @@ pub enum SamplePoint {
 /// How an interpolated (Gouraud) colour channel becomes an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColourRounding {
-    /// `cvtps2dq`: half to even, NaN and overflow → "integer indefinite" [PP `Vec4::Cast`].
+    /// Barycentric interpolation in f32, then `cvtps2dq`: half to even, NaN and overflow →
+    /// "integer indefinite" [PP `Vec4::Cast`].
     X86HalfEven,
-    /// Truncation toward −∞ [HW triangle-triangle, rendertarget-rendertarget]. guess: a NaN
-    /// gives 0 (no hardware data).
-    Floor,
+    /// The PSP: [`ColourPlane`], exact integer arithmetic from the topmost vertex with
+    /// gradients rounded down, truncated [HW triangle-triangle, primitives-immediate].
+    TopVertexPlane,
+}
+
+/// Fraction bits of a colour gradient per 1/16 px in [`ColourPlane`]. [HW
+/// triangle-triangle: 14 bits leave 0 of its 4 995 interior pixels off; 13 bits 599,
+/// 15 bits 125, 16 bits 123, 22 bits (≈ exact) 139.]
+pub const COLOUR_GRADIENT_BITS: u32 = 14;
+
+/// One Gouraud colour channel as the PSP interpolates it: the plane through the *start*
+/// vertex (the topmost, leftmost on ties) with gradients per 1/16 px rounded down to
+/// [`COLOUR_GRADIENT_BITS`] fraction bits, evaluated exactly at the pixel centre and
+/// truncated. All arithmetic is integer, so there are no float ties.
+///
+/// Evidence: primitives-immediate's fan falls from 255 to 127 over 40 rows and shows one
+/// less wherever the exact value is whole (rows 12, 17, …, 47: 320 pixels); starting from
+/// the fan's first vertex instead of the topmost leaves 156 of them. triangle-triangle's
+/// rotated triangle has, per row, a constant error of −0.004 … +0.037 levels against the
+/// exact plane (read off the rows where the exact red is within 0.04 of a whole number),
+/// which these gradient steps reproduce pixel for pixel; gradients rounded to nearest or
+/// toward zero do not lower the whole-number pixels of the immediate fan. guess: the tie
+/// between two topmost vertices (leftmost first): no test separates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColourPlane {
+    /// Start vertex in 1/16 px.
+    x: i64,
+    y: i64,
+    /// Start colour and gradients, in units of 2^-[`COLOUR_GRADIENT_BITS`] levels.
+    c: i64,
+    dx: i64,
+    dy: i64,
+}
+
+impl ColourPlane {
+    /// Index of the start vertex: the topmost, then the leftmost.
+    pub fn start(p: &[(i32, i32); 3]) -> usize {
+        (0..3).min_by_key(|&i| (p[i].1, p[i].0)).unwrap_or(0)
+    }
+
+    /// The plane of channel values `c` at positions `p` (1/16 px), from vertex `s`. A
+    /// zero-area triangle keeps the start colour (guess: its gradients are undefined).
+    pub fn new(p: &[(i32, i32); 3], c: [u8; 3], s: usize) -> ColourPlane {
+        let (a, b) = ((s + 1) % 3, (s + 2) % 3);
+        let d = |i: usize| (p[i].0 as i128 - p[s].0 as i128, p[i].1 as i128 - p[s].1 as i128);
+        let ((xa, ya), (xb, yb)) = (d(a), d(b));
+        let (ca, cb) = (c[a] as i128 - c[s] as i128, c[b] as i128 - c[s] as i128);
+        let area = xa * yb - xb * ya;
+        // Rounded down: floor((n << bits) / area) for either sign of the area. Operands
+        // stay below 2^70 for 32-bit coordinates; the quotient is clamped to i64.
+        let grad = |n: i128| -> i64 {
+            if area == 0 {
+                return 0;
+            }
+            let (n, den) = if area < 0 { (-n, -area) } else { (n, area) };
+            (n << COLOUR_GRADIENT_BITS).div_euclid(den).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+        };
+        ColourPlane {
+            x: p[s].0 as i64,
+            y: p[s].1 as i64,
+            c: (c[s] as i64) << COLOUR_GRADIENT_BITS,
+            dx: grad(ca * yb - cb * ya),
+            dy: grad(cb * xa - ca * xb),
+        }
+    }
+
+    /// The channel at sample point (`sx`, `sy`) in 1/16 px, truncated and clamped to a byte.
+    #[inline]
+    pub fn at(&self, sx: i32, sy: i32) -> u8 {
+        let v = self.c as i128
+            + self.dx as i128 * (sx as i64 - self.x) as i128
+            + self.dy as i128 * (sy as i64 - self.y) as i128;
+        (v >> COLOUR_GRADIENT_BITS).clamp(0, 255) as u8
+    }
 }
 
 /// Precision of the reciprocal in the perspective divide of texture coordinates.
@@ -115,7 +192,7 @@ impl TriangleRule {
     /// The PSP (module docs list the evidence).
     pub const HARDWARE: TriangleRule = TriangleRule {
         sample: SamplePoint::PixelCentre,
-        colour: ColourRounding::Floor,
+        colour: ColourRounding::TopVertexPlane,
         persp_recip: PerspRecip::Significand16,
     };
 }
@@ -245,8 +322,10 @@ struct Tri {
     inv_w: [f32; 3],
     /// Clip w per vertex (slope-mode LOD).
     clip_w: [f32; 3],
-    colour: ColourRounding,
     persp_recip: PerspRecip,
+    /// [`ColourRounding::TopVertexPlane`]: planes of the primary colour's four channels
+    /// and the secondary colour's three, and the offset of the sample point in the pixel.
+    planes: Option<([ColourPlane; 4], [ColourPlane; 3], i32)>,
 }
 
 impl Tri {
@@ -286,8 +365,18 @@ impl Tri {
             q: [v[0].q, v[1].q, v[2].q],
             inv_w: if setup.perspective { [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w] } else { [1.0; 3] },
             clip_w: [v[0].w, v[1].w, v[2].w],
-            colour: setup.triangle.colour,
             persp_recip: setup.triangle.persp_recip,
+            planes: (setup.triangle.colour == ColourRounding::TopVertexPlane).then(|| {
+                let pts = [p(0), p(1), p(2)];
+                let s = ColourPlane::start(&pts);
+                let ch = |c: [u8; 3]| ColourPlane::new(&pts, c, s);
+                let half = if setup.triangle.sample == SamplePoint::PixelCentre { 8 } else { 7 };
+                (
+                    std::array::from_fn(|k| ch([v[0].color0[k], v[1].color0[k], v[2].color0[k]])),
+                    std::array::from_fn(|k| ch([v[0].color1[k], v[1].color1[k], v[2].color1[k]])),
+                    half,
+                )
+            }),
         }
     }
 
@@ -364,16 +453,6 @@ impl Tri {
         }
     }
 
-    /// An interpolated colour channel as an integer, by the draw's rule.
-    #[inline]
-    fn colour_int(&self, v: f32) -> i32 {
-        match self.colour {
-            ColourRounding::X86HalfEven => cvt_round(v),
-            // `as` saturates and maps NaN to 0.
-            ColourRounding::Floor => v.floor() as i32,
-        }
-    }
-
     /// Interpolate every attribute for the four lanes of a quad.
     #[allow(clippy::too_many_arguments)]
     fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, textured: bool, persp: bool) -> Quad {
@@ -405,23 +484,36 @@ impl Tri {
         };
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
         let mut c0_indefinite = [0u8; 4];
-        if self.c0_flat.is_none() {
-            for ch in 0..4 {
-                let v = lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]);
-                for ((c, ind), v) in c0.iter_mut().zip(c0_indefinite.iter_mut()).zip(v) {
-                    let i = self.colour_int(v);
-                    c[ch] = clamp_u8(i);
-                    // The indefinite marker is an x86 artefact.
-                    *ind |= ((i == i32::MIN && self.colour == ColourRounding::X86HalfEven) as u8) << ch;
+        let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
+        if let Some((p0, p1, half)) = &self.planes {
+            for l in 0..4 {
+                let sx = 16 * (x + (l & 1) as i32) + half;
+                let sy = 16 * (y + (l >> 1) as i32) + half;
+                if self.c0_flat.is_none() {
+                    c0[l] = p0.map(|p| p.at(sx, sy));
+                }
+                if self.c1_flat.is_none() {
+                    c1[l] = [p1[0].at(sx, sy), p1[1].at(sx, sy), p1[2].at(sx, sy)];
                 }
             }
-        }
-        let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
-        if self.c1_flat.is_none() {
-            for ch in 0..3 {
-                let v = lerp([self.c1[0][ch], self.c1[1][ch], self.c1[2][ch]]);
-                for (c, v) in c1.iter_mut().zip(v) {
-                    c[ch] = clamp_u8(self.colour_int(v));
+        } else {
+            if self.c0_flat.is_none() {
+                for ch in 0..4 {
+                    let v = lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]);
+                    for ((c, ind), v) in c0.iter_mut().zip(c0_indefinite.iter_mut()).zip(v) {
+                        let i = cvt_round(v);
+                        c[ch] = clamp_u8(i);
+                        // The "integer indefinite" of a NaN: an x86 artefact.
+                        *ind |= u8::from(i == i32::MIN) << ch;
+                    }
+                }
+            }
+            if self.c1_flat.is_none() {
+                for ch in 0..3 {
+                    let v = lerp([self.c1[0][ch], self.c1[1][ch], self.c1[2][ch]]);
+                    for (c, v) in c1.iter_mut().zip(v) {
+                        c[ch] = clamp_u8(cvt_round(v));
+                    }
                 }
             }
         }

@@ -6,6 +6,7 @@
 //! per texel (ge-reference.md §10.1–§10.3).
 
 use super::dxt;
+use crate::cmd::fields::ClutFormatArg;
 use crate::mem::{Memory, Region};
 
 /// TEXFORMAT (0xC3) bits 0–3.
@@ -157,9 +158,9 @@ pub struct ClutIndex {
 }
 
 impl ClutIndex {
-    pub fn from_clutformat(arg: u32, fmt: ClutFormat) -> ClutIndex {
+    pub fn from_clutformat(arg: ClutFormatArg, fmt: ClutFormat) -> ClutIndex {
         let wrap = if fmt == ClutFormat::Rgba8888 { 0xFF } else { 0x1FF };
-        ClutIndex { shift: (arg >> 2) & 31, mask: (arg >> 8) & 0xFF, offset: (((arg >> 16) & 31) << 4) & wrap }
+        ClutIndex { shift: arg.shift(), mask: arg.mask(), offset: (arg.offset() << 4) & wrap }
     }
 
     #[inline]
@@ -397,17 +398,17 @@ mod tests {
     fn clut_index_transform() {
         // shift 1, mask 0x0F, start 2: (0x5A >> 1) & 0xF | 0x20 = 0x2D.
         let arg = (2 << 16) | (0x0F << 8) | (1 << 2) | 1;
-        let ci = ClutIndex::from_clutformat(arg, ClutFormat::Rgba5551);
+        let ci = ClutIndex::from_clutformat(ClutFormatArg(arg), ClutFormat::Rgba5551);
         assert_eq!(ci.apply(0x5A), 0x2D);
         // start 19 -> 304: wraps to 0x30 for 32-bit palettes, stays 0x130 for 16-bit.
         let arg = (19 << 16) | (0xFF << 8) | 3;
-        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgba8888).apply(5), 0x35);
-        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgb565).apply(5), 0x135);
+        assert_eq!(ClutIndex::from_clutformat(ClutFormatArg(arg), ClutFormat::Rgba8888).apply(5), 0x35);
+        assert_eq!(ClutIndex::from_clutformat(ClutFormatArg(arg), ClutFormat::Rgb565).apply(5), 0x135);
         // CLUT32 raw word with shift 24.
         let arg = (0xFF << 8) | (24 << 2) | 3;
-        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgba8888).apply(0xAABB_CCDD), 0xAA);
+        assert_eq!(ClutIndex::from_clutformat(ClutFormatArg(arg), ClutFormat::Rgba8888).apply(0xAABB_CCDD), 0xAA);
         // Simple case masks to 8 bits.
         let arg = 0xFF << 8;
-        assert_eq!(ClutIndex::from_clutformat(arg, ClutFormat::Rgb565).apply(0x1234), 0x34);
+        assert_eq!(ClutIndex::from_clutformat(ClutFormatArg(arg), ClutFormat::Rgb565).apply(0x1234), 0x34);
     }
 }

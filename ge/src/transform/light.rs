@@ -6,18 +6,13 @@
 //! Lighting happens in world space; the viewer for specular is the fixed +Z direction.
 
 use super::math::{cvtt, dot3, light_pow, normalize, normalize_or_001, normalized_or_001_approx, RsqrtRule};
-use crate::cmd::op;
+use crate::cmd::{op, reg};
 use crate::regs::Regs;
 
 /// `2c + 1` per RGBA channel [PP `LightColorFactor`].
 #[inline]
-fn factor(c: u32) -> [i32; 4] {
-    [
-        2 * (c & 0xFF) as i32 + 1,
-        2 * ((c >> 8) & 0xFF) as i32 + 1,
-        2 * ((c >> 16) & 0xFF) as i32 + 1,
-        2 * ((c >> 24) & 0xFF) as i32 + 1,
-    ]
+fn factor(c: [u8; 4]) -> [i32; 4] {
+    c.map(|x| 2 * x as i32 + 1)
 }
 
 /// True when any of the four channels of the original colour is non-zero (the sum of
@@ -28,9 +23,11 @@ fn nonzero(f: [i32; 4]) -> bool {
     f[0] + f[1] + f[2] + f[3] > 4
 }
 
+/// An RGB colour register with alpha `a`.
 #[inline]
-fn rgb24(regs: &Regs, o: u8) -> u32 {
-    regs.arg(o) & 0x00FF_FFFF
+fn rgba(regs: &Regs, o: u8, a: u8) -> [u8; 4] {
+    let [r, g, b] = regs.rgb(o);
+    [r, g, b, a]
 }
 
 #[inline]
@@ -96,20 +93,19 @@ impl LightState {
             if !regs.enabled(op::LIGHTENABLE0 + i as u8) {
                 continue;
             }
-            let ltype = regs.arg(op::LIGHTTYPE0 + i as u8);
-            let comp = ltype & 3;
-            let kind = (ltype >> 8) & 3;
+            let ltype = regs.get(reg::LIGHTTYPE0.at(i));
+            let (comp, kind) = (ltype.computation(), ltype.kind());
             l.powered_diffuse = comp == 2;
             let specular_type = comp == 1;
             let col = op::LAC0 + 3 * i as u8;
-            l.ambient_f = factor(rgb24(regs, col));
+            l.ambient_f = factor(rgba(regs, col, 0));
             l.ambient = nonzero(l.ambient_f);
             any_ambient |= l.ambient;
-            l.diffuse_f = factor(rgb24(regs, col + 1));
+            l.diffuse_f = factor(rgba(regs, col + 1, 0));
             l.diffuse = nonzero(l.diffuse_f);
             any_diffuse |= l.diffuse;
             if specular_type {
-                l.specular_f = factor(rgb24(regs, col + 2));
+                l.specular_f = factor(rgba(regs, col + 2, 0));
                 l.specular = nonzero(l.specular_f);
                 any_specular |= l.specular;
             }
@@ -141,22 +137,21 @@ impl LightState {
             }
         }
 
-        let mu = if has_color { regs.arg(op::MATERIALUPDATE) & 7 } else { 0 };
-        let color_for_ambient = mu & 1 != 0;
-        let color_for_diffuse = mu & 2 != 0;
-        let color_for_specular = mu & 4 != 0;
+        let mu = regs.get(reg::MATERIALUPDATE);
+        let color_for_ambient = has_color && mu.ambient() != 0;
+        let color_for_diffuse = has_color && mu.diffuse() != 0;
+        let color_for_specular = has_color && mu.specular() != 0;
 
         let mut mat_ambient = [0; 4];
         if !color_for_ambient {
-            let c = rgb24(regs, op::MATERIALAMBIENT) | (regs.arg(op::MATERIALALPHA) & 0xFF) << 24;
-            mat_ambient = factor(c);
+            mat_ambient = factor(rgba(regs, op::MATERIALAMBIENT, regs.get(reg::MATERIALALPHA).value() as u8));
             if !nonzero(mat_ambient) && any_ambient {
                 lights.iter_mut().for_each(|l| l.ambient = false);
             }
         }
         let mut mat_diffuse = [0; 4];
         if any_diffuse && !color_for_diffuse {
-            mat_diffuse = factor(rgb24(regs, op::MATERIALDIFFUSE));
+            mat_diffuse = factor(rgba(regs, op::MATERIALDIFFUSE, 0));
             if !nonzero(mat_diffuse) {
                 any_diffuse = false;
                 lights.iter_mut().for_each(|l| l.diffuse = false);
@@ -164,7 +159,7 @@ impl LightState {
         }
         let mut mat_specular = [0; 4];
         if any_specular && !color_for_specular {
-            mat_specular = factor(rgb24(regs, op::MATERIALSPECULAR));
+            mat_specular = factor(rgba(regs, op::MATERIALSPECULAR, 0));
             if !nonzero(mat_specular) {
                 any_specular = false;
                 lights.iter_mut().for_each(|l| l.specular = false);
@@ -180,14 +175,14 @@ impl LightState {
             }
         }
         let secondary = regs.enabled(op::LIGHTMODE);
-        let e = rgb24(regs, op::MATERIALEMISSIVE);
+        let [er, eg, eb] = regs.rgb(op::MATERIALEMISSIVE);
         LightState {
             lights,
             mat_ambient,
             mat_diffuse,
             mat_specular,
-            emissive: [(e & 0xFF) as i32, ((e >> 8) & 0xFF) as i32, ((e >> 16) & 0xFF) as i32, 0],
-            base_ambient: factor(rgb24(regs, op::AMBIENTCOLOR) | (regs.arg(op::AMBIENTALPHA) & 0xFF) << 24),
+            emissive: [er as i32, eg as i32, eb as i32, 0],
+            base_ambient: factor(rgba(regs, op::AMBIENTCOLOR, regs.get(reg::AMBIENTALPHA).value() as u8)),
             specular_exp,
             color_for_ambient,
             color_for_diffuse,
@@ -202,7 +197,7 @@ impl LightState {
 
     /// Lights one vertex: returns (primary RGBA, secondary RGB) [PP `Lighting::ProcessSIMD<true>`].
     pub(crate) fn light(&self, color: [u8; 4], world_pos: [f32; 3], world_normal: [f32; 3]) -> ([u8; 4], [u8; 3]) {
-        let vf = factor(u32::from_le_bytes(color));
+        let vf = factor(color);
         let mac = if self.color_for_ambient { vf } else { self.mat_ambient };
         let mut fin = [0i32; 4];
         for i in 0..4 {

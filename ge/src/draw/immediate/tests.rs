@@ -22,14 +22,14 @@ fn through_position_bias() {
         (op::VSCY, 0x00_8328),
         (op::VSCZ, 0xFF_1234),
     ]);
-    let v = ImmVertex::capture(&r, 0);
+    let v = ImmVertex::capture(&r, ImmAlphaPrim(0));
     assert_eq!((v.x, v.y, v.z), (10.0, 50.5, 4660.0));
     let a = v.asm_vertex(&r);
     assert_eq!((a.screen.x.0, a.screen.y.0, a.screen.z), (160, 808, 4660.0));
     // Through mode keeps the raw depth in clip z as well.
     assert_eq!(a.clip.clip, [10.0, 50.5, 4660.0, 1.0]);
     // Below the bias: 0x7FF0 − 0x8000 = −16 → −1 px.
-    let v = ImmVertex::capture(&regs(&[(op::VERTEXTYPE, 1 << 23), (op::VSCX, 0x7FF0)]), 0);
+    let v = ImmVertex::capture(&regs(&[(op::VERTEXTYPE, 1 << 23), (op::VSCX, 0x7FF0)]), ImmAlphaPrim(0));
     assert_eq!(v.x, -1.0);
 }
 
@@ -43,7 +43,7 @@ fn transform_position_offset() {
         (op::VSCY, 0x7FF0), // −16 → −1 px
         (op::VSCZ, 0xFFFF),
     ]);
-    let v = ImmVertex::capture(&r, 0);
+    let v = ImmVertex::capture(&r, ImmAlphaPrim(0));
     assert_eq!((v.x, v.y), (266.0, -1.0));
     let a = v.asm_vertex(&r);
     assert_eq!((a.screen.x.0, a.screen.y.0, a.screen.z, a.screen.w), (4256, -16, 65535.0, 1.0));
@@ -68,7 +68,7 @@ fn colour_fog_and_texcoords() {
     ];
     let r = regs(&base);
     // The prim/flag bits above bit 7 do not leak into alpha.
-    let v = ImmVertex::capture(&r, 0xD4_07AB);
+    let v = ImmVertex::capture(&r, ImmAlphaPrim(0xD4_07AB));
     assert_eq!(v.color0, [0x12, 0x34, 0x56, 0xAB]);
     assert_eq!(v.fog, 127.0 / 255.0);
     let a = v.asm_vertex(&r);
@@ -77,11 +77,11 @@ fn colour_fog_and_texcoords() {
     let mut through = base.to_vec();
     through.push((op::VERTEXTYPE, 1 << 23));
     let r = regs(&through);
-    let a = ImmVertex::capture(&r, 0xAB).asm_vertex(&r);
+    let a = ImmVertex::capture(&r, ImmAlphaPrim(0xAB)).asm_vertex(&r);
     assert_eq!(a.screen.color1, [0; 3]);
     assert_eq!((a.screen.s, a.screen.t, a.screen.q), (32.0, 32.0, 2.0));
     let r = regs(&base[..7]);
-    assert_eq!(ImmVertex::capture(&r, 0).asm_vertex(&r).screen.color1, [0; 3]);
+    assert_eq!(ImmVertex::capture(&r, ImmAlphaPrim(0)).asm_vertex(&r).screen.color1, [0; 3]);
 }
 
 /// An 8888 480×272 target at VRAM 0 in through mode.
@@ -137,6 +137,9 @@ fn prim_and_continue() {
 /// (0,0) (16,0) (0,16) has a positive cross product: CULL face 0 removes it, 1 keeps it.
 #[test]
 fn cull_flags_override_registers() {
+    // VAP flag bits, written out independently of the decoder [PP `GE_IMM_CULLENABLE`, `GE_IMM_CULLFACE`].
+    const CULLENABLE: u32 = 0x0008_0000;
+    const CULLFACE: u32 = 0x0010_0000;
     for (face_flag, drawn) in [(0, false), (CULLFACE, true)] {
         let mut ge = ge_through();
         ge.execute_word(word(op::CULL, 0x10 | u32::from(face_flag == 0))).unwrap();
