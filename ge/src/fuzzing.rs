@@ -45,8 +45,8 @@ impl Budget {
     fn clamp_scissor(ge: &mut Ge, empty: bool) {
         let max = FUZZ_SCISSOR - 1;
         let r = &mut ge.state.regs;
-        let (x1, y1) = (r.field(op::SCISSOR1, 0, 10).min(max), r.field(op::SCISSOR1, 10, 10).min(max));
-        let (x2, y2) = (r.field(op::SCISSOR2, 0, 10).min(max), r.field(op::SCISSOR2, 10, 10).min(max));
+        let (x1, y1) = xy10(r.arg(op::SCISSOR1), max);
+        let (x2, y2) = xy10(r.arg(op::SCISSOR2), max);
         r.set(op::SCISSOR1, if empty { max | (max << 10) } else { x1 | (y1 << 10) });
         r.set(op::SCISSOR2, if empty { 0 } else { x2 | (y2 << 10) });
         ge.draw.state_dirty = true;
@@ -63,7 +63,7 @@ impl Observer for Budget {
             op::TRANSFERSTART => {
                 let t = FUZZ_TRANSFER - 1;
                 let r = &mut ge.state.regs;
-                let (w, h) = (r.field(op::TRANSFERSIZE, 0, 10).min(t), r.field(op::TRANSFERSIZE, 10, 10).min(t));
+                let (w, h) = xy10(r.arg(op::TRANSFERSIZE), t);
                 r.set(op::TRANSFERSIZE, w | (h << 10));
                 return;
             }
@@ -86,6 +86,11 @@ impl Observer for Budget {
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
     }
+}
+
+/// The 10-bit x, y pair of a SCISSOR/TRANSFERSIZE argument, each clamped to `max`.
+fn xy10(arg: u32, max: u32) -> (u32, u32) {
+    ((arg & 0x3FF).min(max), ((arg >> 10) & 0x3FF).min(max))
 }
 
 /// A fresh GE of `model`, serial raster, with the harness budget watching it.
