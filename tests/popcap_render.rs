@@ -197,15 +197,61 @@ fn threads_and_tiles_give_identical_bytes() {
         let diff = differing(&one, &tiled);
         assert!(diff.is_empty(), "frame {frame}: 37-pixel tiles differ at: {diff:?}");
     }
-    // A canvas past the 1024x512 framebuffer: scale 8 gives 1280x960, four tiles.
+    // A canvas past the 512x512 colour buffer: scale 8 gives 1280x960, six tiles.
     let big = RenderOptions { size: [1280, 960], scale: 8.0, nearest: true, ..opts(&a) };
     let whole = render(&a, &set, big.clone(), 0);
     let small = render(&a, &set, RenderOptions { tile: 100, ..big }, 0);
-    assert!(whole.rgba == small.rgba, "1280x960 in 1024x512 vs 100 tiles");
+    assert!(whole.rgba == small.rgba, "1280x960 in 512x512 vs 100 tiles");
     // The additive layer (image 2 at (12, 62), x8) crosses row 512: its left frame column
     // (pixels 96..104) at row 560 (texel row 8) is background + colour, from the second tile row.
     let add: [u8; 3] = std::array::from_fn(|k| BG[k].saturating_add(placeholder_color(2)[k]));
     assert_eq!(rgb(&whole, 97, 560), add);
+}
+
+/// A renderer reused over a sequence clears only what its last frame drew: every frame must
+/// still equal a fresh renderer's, whatever moved away, vanished or came back.
+#[test]
+fn a_reused_renderer_draws_every_frame_as_a_fresh_one() {
+    let a = feature_scene();
+    let set = ImageSet::placeholders(&a).unwrap();
+    let f0 = draws(&a, 0);
+    let f1 = draws(&a, 1);
+    // Layer 0 alone, far right and low: the next frame must erase it.
+    let mut moved = vec![f0[0].clone()];
+    moved[0].matrix.0[4] += 120.0;
+    moved[0].matrix.0[5] += 90.0;
+    let sequence: [&[Draw]; 7] = [&f0, &f1, &moved, &f0, &[], &f1, &f1];
+    for background in [Some(BG), None] {
+        let o = RenderOptions { background, threads: 2, ..opts(&a) };
+        let mut r = Renderer::new(&set, o.clone()).unwrap();
+        for (i, d) in sequence.iter().enumerate() {
+            let got = r.render(d).unwrap();
+            let fresh = Renderer::new(&set, o.clone()).unwrap().render(d).unwrap();
+            let diff = differing(&got, &fresh);
+            assert!(diff.is_empty(), "{background:?} frame {i}: reused vs fresh differ at {diff:?}");
+        }
+    }
+}
+
+/// The same over every frame of SUNSHROOM_GROWN.PAM (skipped without ../shared).
+#[test]
+fn a_reused_renderer_plays_sunshroom_as_fresh_ones() {
+    let Some(path) = psprender::shared::sample("popcap-pam/SUNSHROOM_GROWN.PAM") else {
+        eprintln!("skipping: ../shared/samples/popcap-pam/SUNSHROOM_GROWN.PAM not found");
+        return;
+    };
+    let a = Animation::parse(&std::fs::read(path).unwrap()).unwrap();
+    let set = ImageSet::placeholders(&a).unwrap();
+    let o = RenderOptions { threads: 2, ..RenderOptions::for_animation(&a) };
+    let mut r = Renderer::new(&set, o.clone()).unwrap();
+    let mut p = Player::new(Arc::new(Timeline::new(&a).unwrap()), Mode::Scrub, 0).unwrap();
+    for frame in 0..135 {
+        let d = p.draw_list();
+        let got = r.render(&d).unwrap();
+        let fresh = Renderer::new(&set, o.clone()).unwrap().render(&d).unwrap();
+        assert!(got.rgba == fresh.rgba, "frame {frame}: reused vs fresh differ at {:?}", differing(&got, &fresh));
+        p.tick();
+    }
 }
 
 #[test]
