@@ -23,6 +23,7 @@ mod replay;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
+pub(crate) use container::game_id_len;
 pub use container::{MAX_COMMAND_BYTES, MAX_PUSHBUF_BYTES};
 pub use record::{init_payload, Recorder, RECORDER_GAME_ID};
 pub use replay::{replay, restore_init, PUSHBUF_ADDR};

@@ -223,7 +223,11 @@ pub fn encode_commands(model: Model, list: &ListBuilder) -> Vec<u8> {
 pub fn dump_file(data: &[u8]) {
     let Ok(dump) = Dump::parse(data) else { return };
     let again = Dump::parse(&dump.to_bytes()).expect("a written dump parses");
-    assert_eq!((&again.records, &again.pushbuf, &again.game_id), (&dump.records, &dump.pushbuf, &dump.game_id));
+    assert_eq!((&again.records, &again.pushbuf), (&dump.records, &dump.pushbuf));
+    // The game ID is read lossily (non-UTF-8 bytes become U+FFFD) and written as whole
+    // characters in 9 bytes, so it is a fixed point from the first write on.
+    let third = Dump::parse(&again.to_bytes()).expect("a written dump parses");
+    assert_eq!(third.game_id, again.game_id);
     replay_small(&dump, Model::Ppsspp);
 }
 
@@ -294,7 +298,7 @@ pub fn write_snappy(dump: &Dump, version: u32) -> Vec<u8> {
     out.extend_from_slice(&version.to_le_bytes());
     if version >= 4 {
         let mut id = [0u8; 12];
-        let n = dump.game_id.len().min(9);
+        let n = crate::dump::game_id_len(&dump.game_id);
         id[..n].copy_from_slice(&dump.game_id.as_bytes()[..n]);
         out.extend_from_slice(&id);
     }
