@@ -47,9 +47,11 @@ fn x_server() -> Option<XServer> {
     let lock = X_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     // `-displayfd 1`: Xvfb picks a free display and prints its number on stdout once it
     // accepts connections. The screen is larger than a ×3 window: X11 GetImage needs the
-    // whole window on screen.
+    // whole window on screen. `-noreset`: by default the server resets when its last client
+    // disconnects, and a viewer started during that reset failed with "Failed to open
+    // connection to X server" (seen twice under load, each between two `view` runs).
     match Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "2048x1536x24", "-nolisten", "tcp"])
+        .args(["-displayfd", "1", "-screen", "0", "2048x1536x24", "-nolisten", "tcp", "-noreset"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -71,10 +71,6 @@ pub struct DrawContext {
     state: Option<Arc<DrawState>>,
     /// Set when any register changed since `state` was built.
     pub(crate) state_dirty: bool,
-    /// Set when a register PPSSPP files under its pixel, sampler or rasterizer state
-    /// changed value (or a CLUT was loaded) [PP `SoftGpu.cpp` softgpuCmdInfo, `UpdateState`]:
-    /// the next draw starts a new [`optimize::OptCell`].
-    pub(crate) raster_dirty: bool,
     asm: assemble::Assembler,
     /// Last texcoord/normal for vertex formats without them.
     pub persist: Persist,
@@ -104,7 +100,6 @@ impl DrawContext {
             target: None,
             state: None,
             state_dirty: true,
-            raster_dirty: true,
             asm: assemble::Assembler::default(),
             persist: Persist::default(),
             pool: None,
@@ -119,6 +114,15 @@ impl DrawContext {
 
     pub fn model(&self) -> Model {
         self.model
+    }
+
+    /// A register PPSSPP files under its pixel, sampler or rasterizer state changed value
+    /// (or a CLUT was loaded): PPSSPP's machinery starts a new rasterizer state at the next
+    /// draw. The hardware model has no such state.
+    pub(crate) fn raster_state_changed(&mut self) {
+        if let Some(m) = self.ppsspp.as_mut() {
+            m.raster_state_changed();
+        }
     }
 }
 
@@ -145,19 +149,21 @@ impl DrawContext {
         let mut s = DrawState::decode(&gs.regs, &gs.mats, &gs.clut, through, self.model);
         s.trace = self.trace_pixel;
         s.draw = self.draw_count;
-        let new_cell = self.raster_dirty || self.state.as_ref().is_none_or(|p| p.through != through);
-        if self.ppsspp.is_some() {
+        if let Some(m) = self.ppsspp.as_mut() {
+            let through_changed = self.state.as_ref().is_none_or(|p| p.through != through);
+            let new_cell = m.starts_raster_state(through_changed);
             let prev = self.state.as_ref().and_then(|p| p.ppsspp.as_ref());
             let tex = s.texture.as_ref().map(|t| t.shared_clut);
             s.ppsspp = Some(ppsspp::fix::StateData::decode(&gs.regs, &gs.clut, &s.pixel, tex, prev, new_cell));
+            let s = Arc::new(s);
+            m.state_decoded(&s, new_cell);
+            self.state = Some(s.clone());
+            self.state_dirty = false;
+            return s;
         }
         let s = Arc::new(s);
-        if let Some(m) = self.ppsspp.as_mut() {
-            m.state_decoded(&s, new_cell);
-        }
         self.state = Some(s.clone());
         self.state_dirty = false;
-        self.raster_dirty = false;
         s
     }
 

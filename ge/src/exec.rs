@@ -209,7 +209,7 @@ impl Ge {
                 if i < 12 {
                     // [PP SoftGPU::Execute_TgenMtxData] a changed entry dirties RAST_TEX.
                     if st.mats.tgen[i].to_bits() != float24(arg).to_bits() {
-                        self.draw.raster_dirty = true;
+                        self.draw.raster_state_changed();
                     }
                     st.mats.tgen[i] = float24(arg);
                 }
@@ -227,7 +227,7 @@ impl Ge {
             self.draw.state_dirty = true;
             let dirty = crate::cmd::info(cmd).dirty;
             if dirty.raster(prev ^ arg) {
-                self.draw.raster_dirty = true;
+                self.draw.raster_state_changed();
             }
             if dirty.target() {
                 self.draw.flush(&mut self.mem);
@@ -252,7 +252,7 @@ impl Ge {
         self.state.clut[..bytes].copy_from_slice(&tmp[..bytes]);
         self.draw.state_dirty = true;
         // [PP SoftGPU::Execute_LoadClut] always dirties SAMPLER_CLUT.
-        self.draw.raster_dirty = true;
+        self.draw.raster_state_changed();
     }
 
     /// Run the display list at `start` until FINISH+END, a suspending SIGNAL+END, the

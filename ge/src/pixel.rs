@@ -13,11 +13,13 @@
 //! Clear mode (§16) runs depth range → depth write (bit 10) → dither → masked colour
 //! and/or stencil write, nothing else.
 //!
-//! The decode mirrors `ComputePixelFuncID` wherever one of its shortcuts is observable.
-//! The x86 pixel JIT's logic-op differences from the GE (NAND, OR_INVERTED) are not here:
-//! the PPSSPP model rewrites the decoded state (`crate::ppsspp::rewrite_pixel`) and
-//! the pipeline only honours [`PixelState::logic_sets_alpha`]. Every quirk names its
-//! evidence.
+//! The decode follows `ComputePixelFuncID`'s reading of the registers (no depth write
+//! without the depth test, stencil on/off and op simplifications that change nothing
+//! drawn, the stencil reference rewrite, see [`Compare::optimize_ref_byte`]). PPSSPP's
+//! shortcuts that change pixels are not here: the PPSSPP model rewrites the decoded state
+//! (`crate::ppsspp::rewrite_pixel`: identity-blend off, the "pointless" colour test
+//! dropped, the x86 JIT's NAND and OR_INVERTED) and the pipeline only honours
+//! [`PixelState::logic_sets_alpha`]. Every quirk names its evidence.
 //!
 //! The pipeline is monomorphised per framebuffer format through `format::FbPixel`;
 //! [`draw_pixel`] matches the format once and calls the specialised body.
@@ -84,7 +86,9 @@ impl Compare {
     /// [PP FuncId.cpp OptimizeRefByteCompare]. It is written for `value OP ref` but is also
     /// applied to the stencil test, which compares `ref OP value`: there it changes results
     /// (stencil GREATER with ref 0 passes every non-zero stencil instead of nothing).
-    /// Kept because the references were made by PPSSPP. guess: hardware does not do this.
+    /// Kept because the references were made by PPSSPP. guess: hardware does not do this;
+    /// no hardware data decides (without it the hardware model changes no hardware
+    /// screenshot or readback line, only 4 synthetic `d_pixel` scenes, PPSSPP-referenced).
     pub(crate) fn optimize_ref_byte(self, reference: u8) -> Compare {
         match (self, reference) {
             (Compare::Greater, 0) | (Compare::Less, 0xFF) => Compare::NotEqual,
@@ -285,16 +289,10 @@ impl PixelState {
         }
         self.stencil = stencil;
 
-        // Blending [PP ComputePixelFuncID alphaBlend].
+        // Blending; equations 6 and 7 draw unblended [PP ComputePixelFuncID alphaBlend].
         let bm = regs.get(reg::BLENDMODE);
         let (a_code, b_code, eq_code) = (bm.src(), bm.dst(), bm.equation());
-        let (fixa, fixb) = (regs.arg(op::BLENDFIXEDA), regs.arg(op::BLENDFIXEDB));
-        let mut blend_on = regs.enabled(op::ALPHABLENDENABLE) && eq_code <= 5;
-        // FIXA = 1, FIXB = 0 with ADD is switched off (its result equals the source).
-        if blend_on && eq_code == 0 && a_code == 10 && fixa == 0xFF_FFFF && b_code == 10 && fixb == 0 {
-            blend_on = false;
-        }
-        if blend_on {
+        if regs.enabled(op::ALPHABLENDENABLE) && eq_code <= 5 {
             if let Some(eq) = BlendEq::from_code(eq_code) {
                 self.blend = Some(Blend {
                     eq,
@@ -307,24 +305,8 @@ impl PixelState {
         // Colour test.
         let ct = regs.get(reg::COLORTEST).func();
         let (ct_ref, ct_mask) = (regs.arg(op::COLORREF), regs.arg(op::COLORTESTMASK));
-        let mut color_test = regs.enabled(op::COLORTESTENABLE) && ct != 1;
-        // [PP ComputePixelFuncID "Might be a pointless color test"]: NOTEQUAL black with
-        // ADD and a destination factor of FIXB = 0xFFFFFF is dropped; observable through
-        // dither and logic op on black fragments.
-        if color_test
-            && ct == 3
-            && ct_ref == 0
-            && ct_mask == 0xFF_FFFF
-            && !self.depth_write
-            && !self.stencil
-            && blend_on
-            && eq_code == 0
-            && b_code >= 10
-            && fixb == 0xFF_FFFF
-        {
-            color_test = false;
-        }
-        if color_test {
+        // (PPSSPP drops a "pointless" NOTEQUAL-black test: `crate::ppsspp::rewrite_pixel`.)
+        if regs.enabled(op::COLORTESTENABLE) && ct != 1 {
             let func = match ct {
                 0 => ColorTestFunc::Never,
                 2 => ColorTestFunc::Equal,

@@ -48,6 +48,17 @@ pub use fix::{PrimFix, StateData};
 pub use pixel_id::rewrite_pixel;
 pub use queue::REFERENCE_TASKS;
 
+/// [PP `Rasterizer.cpp` ComputeRasterizerState]: a texture-matrix projection (source
+/// `projection`, TEXMAPMODE bits 8–9) that leaves q = 1 is drawn as plain UVs (no divide).
+/// [Measured: the hardware model dividing by the constant q = 1 instead changes no output
+/// of the frame tests, synthetic corpus, hardware screenshots or readback tests.]
+pub fn trivial_projection(tgen: &[f32; 12], projection: u32) -> bool {
+    let q_zero_st = tgen[2] == 0.0 && tgen[5] == 0.0;
+    let q_zero_q = tgen[8] == 0.0;
+    let uv_source = projection == 1;
+    q_zero_st && (q_zero_q || uv_source) && tgen[11] == 1.0
+}
+
 /// PPSSPP's bin queue, JIT caches and state optimizations for one GE.
 #[derive(Default)]
 pub struct Machinery {
@@ -58,9 +69,28 @@ pub struct Machinery {
     counted: Vec<[u8; 4]>,
     rect_v1: Vec<Option<[u8; 4]>>,
     fallback: Vec<bool>,
+    /// A PPSSPP rasterizer state is current and none of its registers changed since
+    /// [PP `SoftGpu.cpp` softgpuCmdInfo, `UpdateState`]; false at start.
+    raster_state_current: bool,
 }
 
 impl Machinery {
+    /// A register of PPSSPP's pixel, sampler or rasterizer state changed value, a changed
+    /// TGEN matrix entry, a LOADCLUT or an immediate submit: the next draw state starts a
+    /// new rasterizer state ([`fix::StateData`] cell).
+    pub fn raster_state_changed(&mut self) {
+        self.raster_state_current = false;
+    }
+
+    /// Whether the draw state being decoded starts a new PPSSPP rasterizer state
+    /// (`through_changed`: the through-mode bit differs from the previous state, or there
+    /// is none); the state is current afterwards.
+    pub fn starts_raster_state(&mut self, through_changed: bool) -> bool {
+        let new = !self.raster_state_current || through_changed;
+        self.raster_state_current = true;
+        new
+    }
+
     /// Before a state is made current [PP `BinManager::UpdateState` →
     /// `ComputeRasterizerState`]: true when PPSSPP flushes first to compile a pixel or
     /// sampler function it has not seen [PP `PixelJitCache::GetSingle`, `SamplerJitCache`].

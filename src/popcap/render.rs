@@ -512,3 +512,40 @@ fn piece_bytes(p: &Pixels, pc: &Piece) -> Vec<u8> {
 pub fn render(set: &ImageSet, draws: &[Draw], opts: RenderOptions) -> Result<Image, RenderError> {
     Renderer::new(set, opts)?.render(draws)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drawn_rect_widens_clamps_and_gives_up_far_away() {
+        let tile = [390, 300];
+        // Corners (10.25, 20.5)-(100.75, 40): 2 pixels more each way, ends exclusive.
+        assert_eq!(drawn_rect([10.25, 20.5, 100.75, 40.0], tile), [8, 18, 103, 42]);
+        // Clamped to the tile.
+        assert_eq!(drawn_rect([-5.0, -1.0, 389.5, 299.0], tile), [0, 0, 390, 300]);
+        // Nothing drawn: nothing to clear next time.
+        let none = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        assert_eq!(drawn_rect(none, tile), [0; 4]);
+        // Far outside (the GE's 12.4 positions could wrap) or not finite: the whole tile.
+        assert_eq!(drawn_rect([-2000.0, 0.0, 10.0, 10.0], tile), [0, 0, 390, 300]);
+        assert_eq!(drawn_rect([0.0, 0.0, 10.0, 300.0 + 1025.0], tile), [0, 0, 390, 300]);
+        let inf = [f64::NEG_INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::INFINITY];
+        assert_eq!(drawn_rect(inf, tile), [0, 0, 390, 300]);
+    }
+
+    #[test]
+    fn non_finite_corners_make_the_reach_infinite() {
+        let mut l = ListBuilder::new();
+        let mut reach = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        let c = |x: f64, y: f64| Corner { pos: [x, y], uv: [0.0; 2] };
+        emit(&mut l, [0, 0], &[c(5.0, 6.0), c(7.0, 9.0)], [255; 4], 6, &mut reach);
+        assert_eq!(reach, [5.0, 6.0, 7.0, 9.0]);
+        // The tile origin is subtracted.
+        let mut shifted = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        emit(&mut l, [4, 2], &[c(5.0, 6.0), c(7.0, 9.0)], [255; 4], 6, &mut shifted);
+        assert_eq!(shifted, [1.0, 4.0, 3.0, 7.0]);
+        emit(&mut l, [0, 0], &[c(f64::NAN, 1.0), c(2.0, 2.0)], [255; 4], 6, &mut reach);
+        assert_eq!(drawn_rect(reach, [64, 64]), [0, 0, 64, 64]);
+    }
+}

@@ -414,6 +414,13 @@ impl TexBufWidth {
 }
 
 impl ClutAddrUpper {
+    /// The argument that carries address bits 24–31 of `addr` (bits 16–23; the GE reads
+    /// 16–19) [PP `GPURecord` CLUTADDRUPPER].
+    #[inline]
+    pub const fn upper_of(addr: u32) -> u32 {
+        (addr >> 8) & 0x00FF_0000
+    }
+
     /// Address bits 24–27 in place.
     #[inline]
     pub const fn high(self) -> u32 {
@@ -430,6 +437,13 @@ impl BaseArg {
 }
 
 impl TransferWidth {
+    /// This argument with bits 16–23 replaced by address bits 24–31 of `addr`, bits 0–15
+    /// kept [PP `GPURecord` TransferSrc].
+    #[inline]
+    pub const fn with_upper_of(self, addr: u32) -> u32 {
+        (self.0 & 0xFFFF) | ClutAddrUpper::upper_of(addr)
+    }
+
     /// Stride in pixels.
     #[inline]
     pub const fn stride(self) -> u32 {

@@ -62,7 +62,7 @@ impl DrawState {
     pub fn decode(regs: &Regs, mats: &Matrices, clut: &[u8; 1024], through: bool, model: Model) -> DrawState {
         let mut pixel = PixelState::decode(regs, through);
         if model == Model::Ppsspp {
-            crate::ppsspp::pixel_id::rewrite_pixel(&mut pixel);
+            crate::ppsspp::pixel_id::rewrite_pixel(&mut pixel, regs);
         }
         let clear = pixel.clear_mode();
         let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| {
@@ -77,16 +77,11 @@ impl DrawState {
             x1: s2.x().min(r2.x()) as i32,
             y1: s2.y().min(r2.y()) as i32,
         };
-        // [PP `Rasterizer.cpp` ComputeRasterizerState]: projection that leaves q = 1 is
-        // treated as plain UVs.
+        // Texture-matrix mapping divides by q; PPSSPP skips that when q stays 1.
         let map_mode = regs.get(reg::TEXMAPMODE);
-        let texture_proj = texture.is_some() && map_mode.mode() == 1 && {
-            let t = &mats.tgen;
-            let q_zero_st = t[2] == 0.0 && t[5] == 0.0;
-            let q_zero_q = t[8] == 0.0;
-            let uv_source = map_mode.projection() == 1;
-            !(q_zero_st && (q_zero_q || uv_source) && t[11] == 1.0)
-        };
+        let texture_proj = texture.is_some()
+            && map_mode.mode() == 1
+            && !(model == Model::Ppsspp && crate::ppsspp::trivial_projection(&mats.tgen, map_mode.projection()));
         let depth_matters = if let Some(cm) = regs.clear_mode() {
             cm.depth
         } else {

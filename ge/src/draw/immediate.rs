@@ -197,7 +197,7 @@ impl DrawContext {
         gs.regs.set(op::CULL, CullArg(saved_cull).with_ccw(flags.cull_face() != 0));
         // Every submit rebuilds the rasterizer state, before and after.
         self.state_dirty = true;
-        self.raster_dirty = true;
+        self.raster_state_changed();
         let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
         let ts = self.decode_transform(gs, &vtype);
         let cull = crate::clip::CullMode::decode(&gs.regs);
@@ -212,7 +212,7 @@ impl DrawContext {
         }
         gs.regs.set(op::CULL, saved_cull);
         self.state_dirty = true;
-        self.raster_dirty = true;
+        self.raster_state_changed();
 
         if changed {
             self.flush(mem);
@@ -226,7 +226,7 @@ impl DrawContext {
             gs.regs.set(o, u32::from(on));
         }
         self.state_dirty = true;
-        self.raster_dirty = true;
+        self.raster_state_changed();
     }
 }
 

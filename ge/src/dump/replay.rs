@@ -18,7 +18,8 @@
 
 use super::mapping::BufModel;
 use super::{Dump, DumpError, DumpErrorKind, Record, RecordKind, INIT_SIZE};
-use crate::cmd::op;
+use crate::cmd::fields::{BoneIndex, ClutAddrUpper, MatrixIndex};
+use crate::cmd::{op, reg};
 use crate::display::DisplayBuffer;
 use crate::exec::Ge;
 use crate::mem::{Memory, Region, RAM_BASE, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
@@ -106,11 +107,11 @@ pub fn restore_init(ge: &mut Ge, payload: &[u8]) -> Result<(), crate::exec::GeEr
     for i in 0..16 {
         mats.proj[i] = float24(w(350 + i));
     }
-    mats.bone_index = w(379) & 0x7F;
-    mats.world_index = w(380) & 0xF;
-    mats.view_index = w(381) & 0xF;
-    mats.proj_index = w(382) & 0xF;
-    mats.tgen_index = w(383) & 0xF;
+    mats.bone_index = BoneIndex(w(379)).index();
+    mats.world_index = MatrixIndex(w(380)).index();
+    mats.view_index = MatrixIndex(w(381)).index();
+    mats.proj_index = MatrixIndex(w(382)).index();
+    mats.tgen_index = MatrixIndex(w(383)).index();
     for cmd in reapplied_registers() {
         let arg = ge.state.regs.arg(cmd);
         ge.execute_word(word(cmd, arg))?;
@@ -274,7 +275,7 @@ impl Replayer {
                     }
                     self.clut_addr = 0;
                 } else if let Some(a) = self.map(ge, rec)? {
-                    self.queue.push(word(op::CLUTADDRUPPER, (a >> 8) & 0x00FF_0000));
+                    self.queue.push(word(op::CLUTADDRUPPER, ClutAddrUpper::upper_of(a)));
                     self.queue.push(word(op::CLUTADDR, a));
                 }
             }
@@ -282,8 +283,8 @@ impl Replayer {
                 if let Some(a) = self.map(ge, rec)? {
                     // Sync so the current TRANSFERSRCW register is known [PP TransferSrc].
                     self.sync(ge)?;
-                    let srcw = ge.state.regs.arg(op::TRANSFERSRCW);
-                    self.queue.push(word(op::TRANSFERSRCW, (srcw & 0x00_FFFF) | ((a >> 8) & 0x00FF_0000)));
+                    let srcw = ge.state.regs.get(reg::TRANSFERSRCW);
+                    self.queue.push(word(op::TRANSFERSRCW, srcw.with_upper_of(a)));
                     self.queue.push(word(op::TRANSFERSRC, a));
                 }
             }

@@ -360,7 +360,7 @@ fn logic_ops_rgb_only() {
 fn x86_jit_logic_quirks() {
     let jit = |r: &Regs| {
         let mut st = PixelState::decode(r, true);
-        crate::ppsspp::rewrite_pixel(&mut st);
+        crate::ppsspp::rewrite_pixel(&mut st, r);
         st
     };
     // NAND: s = 0x0F0F0F, d = 0x00FFFF → !(s & d) = 0xFFF0F0 on the GE ...
@@ -395,7 +395,7 @@ fn ppsspp_stencil_compare_rewrite() {
 
 #[test]
 fn ppsspp_pointless_color_test_is_dropped() {
-    // NOTEQUAL black, ADD with B = FIXB 0xFFFFFF: the colour test is switched off, so a black
+    // NOTEQUAL black, ADD with B = FIXB 0xFFFFFF: PPSSPP switches the colour test off, so a black
     // fragment still draws dst + dither: 0x10 + 7 = 0x17.
     let r = regs(
         F8888,
@@ -410,17 +410,28 @@ fn ppsspp_pointless_color_test_is_dropped() {
             (op::DITH0, 0x7),
         ],
     );
+    // The GE runs the test: the black fragment is discarded.
     let st = PixelState::decode(&r, true);
+    assert!(st.color_test.is_some());
+    let mut t = tile(FbFormat::Rgba8888, 0x00_101010, 0);
+    draw_pixel(&st, &mut t, 0, 0, 0, [0, 0, 0, 0xFF], 255);
+    assert_eq!(t.read_color(0, 0), 0x00_101010);
+    // PPSSPP drops it.
+    let ppsspp = |r: &Regs| {
+        let mut st = PixelState::decode(r, true);
+        crate::ppsspp::rewrite_pixel(&mut st, r);
+        st
+    };
+    let st = ppsspp(&r);
     assert!(st.color_test.is_none());
     let mut t = tile(FbFormat::Rgba8888, 0x00_101010, 0);
     draw_pixel(&st, &mut t, 0, 0, 0, [0, 0, 0, 0xFF], 255);
     assert_eq!(t.read_color(0, 0), 0x00_171717);
-    // With depth writes on, the test stays and the black fragment is discarded.
+    // With depth writes on, PPSSPP keeps the test too.
     let mut r2 = r.clone();
     r2.set(op::ZTESTENABLE, 1);
     r2.set(op::ZTEST, 1);
-    let st = PixelState::decode(&r2, true);
-    assert!(st.color_test.is_some());
+    assert!(ppsspp(&r2).color_test.is_some());
 }
 
 #[test]

@@ -9,6 +9,12 @@
 //! from those two vertices, with every sprite rule incl. the fast path and fog split).
 //! The callers' preconditions (through mode / culling off / vertex counts) are listed on
 //! each function; they live in `SubmitPrimitive`.
+//!
+//! Both models detect. guess: the hardware model keeps PPSSPP's choice because no
+//! hardware data decides it: with detection off in the hardware model no hardware
+//! screenshot (27) or readback line (7 422) and no synthetic scene changes, only 8 of the 20
+//! real-game renders (whose references are PPSSPP's). A hardware test drawing sprite-shaped
+//! triangle pairs, strips and fans with sprite-sensitive attributes would decide.
 
 use super::vertex_depth;
 use crate::geom::ScreenVertex;
