@@ -5,6 +5,7 @@
 pub mod conformance;
 pub mod debugger;
 pub mod decode;
+pub mod fuzzing;
 pub mod gltf;
 pub mod kh2;
 pub mod output;

@@ -24,6 +24,7 @@
 //! | [`pixel`] | the per-fragment pipeline and framebuffer formats |
 //! | [`transfer`] | block transfers |
 //! | [`dump`] | PPSSPP frame dumps (`.ppdmp`) and their replay |
+//! | [`fuzzing`] | entry points of the fuzz targets and their seed encoders (harness budget, not a GE stage) |
 //! | [`display`] | display capture and PPSSPP's screenshot comparison |
 //! | [`list`] | a display-list assembler for tests, tools and scene builders |
 //! | [`scenes`] | small hand-written GE scenes (the GE's golden images) |
@@ -43,6 +44,7 @@ pub mod display;
 pub mod draw;
 pub mod dump;
 pub mod exec;
+pub mod fuzzing;
 pub mod geom;
 pub mod list;
 pub mod mem;

@@ -28,8 +28,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Bound on layer states over all frames of all sprites (each ~100 bytes).
-pub const MAX_LAYER_STATES: usize = 4_000_000;
+/// Bound on layer states over all frames of all sprites: 1 M states of 96 bytes keep one
+/// animation's timeline under 100 MiB, inside the 256 MiB per-input cap (README "Limits");
+/// SUNSHROOM_GROWN.PAM needs a few thousand.
+pub const MAX_LAYER_STATES: usize = 1_000_000;
 /// Bound on sprite nesting while drawing (cycles are rejected by the parser; this bounds
 /// legitimately deep chains).
 pub const MAX_DEPTH: usize = 64;

@@ -14,10 +14,12 @@
 use super::{Dump, DumpErrorKind, Record, RecordKind, RECORD_SIZE};
 use std::io::Read;
 
-/// Cap on the decompressed command array (N × 9 bytes).
-pub const MAX_COMMAND_BYTES: u64 = 256 << 20;
-/// Cap on the decompressed pushbuf.
-pub const MAX_PUSHBUF_BYTES: u64 = 256 << 20;
+/// Cap on the decompressed command array (N × 9 bytes): 1.86 M records, 35× the most any
+/// shared dump has (53 716). README "Limits"; tested by `tests/limits.rs`.
+pub const MAX_COMMAND_BYTES: u64 = 16 << 20;
+/// Cap on the decompressed pushbuf: PSP RAM, the most replay could map (the largest shared
+/// pushbuf is 8.3 MiB). Keeps one input's peak allocation under 256 MiB (README "Limits").
+pub const MAX_PUSHBUF_BYTES: u64 = 32 << 20;
 /// Cap on a `.ppdmp` extracted from a zip: both blocks at their caps plus worst-case
 /// compression overhead and headers.
 const MAX_ZIP_ENTRY_BYTES: u64 = MAX_COMMAND_BYTES + MAX_PUSHBUF_BYTES + (16 << 20);
@@ -341,6 +343,12 @@ fn extract_from_zip(bytes: &[u8]) -> Res<Vec<u8>> {
     Ok(out)
 }
 
+/// Bytes of `id` the 9-byte header field takes: whole characters only, so a game ID read
+/// lossily (non-UTF-8 bytes become U+FFFD) is never cut inside a character (fuzz `ppdmp`).
+pub(crate) fn game_id_len(id: &str) -> usize {
+    (0..=id.len().min(9)).rev().find(|&n| id.is_char_boundary(n)).unwrap_or(0)
+}
+
 /// Encode `dump` as version 6: 24-byte header, zstd blocks.
 pub(super) fn write_v6(dump: &Dump) -> Vec<u8> {
     use ruzstd::encoding::{compress_to_vec, CompressionLevel};
@@ -356,9 +364,8 @@ pub(super) fn write_v6(dump: &Dump) -> Vec<u8> {
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&6u32.to_le_bytes());
     let mut id = [0u8; 12];
-    for (d, s) in id.iter_mut().zip(dump.game_id.bytes().take(9)) {
-        *d = s;
-    }
+    let n = game_id_len(&dump.game_id);
+    id[..n].copy_from_slice(&dump.game_id.as_bytes()[..n]);
     out.extend_from_slice(&id);
     out.extend_from_slice(&(dump.records.len() as u32).to_le_bytes());
     out.extend_from_slice(&(dump.pushbuf.len() as u32).to_le_bytes());
@@ -386,6 +393,15 @@ mod tests {
         // Window descriptor 0x0B: log 11 + 3 eighths = 2048 + 768.
         let f = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x0B];
         assert_eq!(zstd_frame_info(&f).unwrap().window, 2816);
+    }
+
+    #[test]
+    fn game_ids_are_cut_at_character_boundaries() {
+        assert_eq!(game_id_len("ULUS10298"), 9);
+        assert_eq!(game_id_len("ULUS102980"), 9);
+        // What a lossy read of "PSPREN\x1f\xff\xff" gives: the 3-byte U+FFFD does not fit.
+        assert_eq!(game_id_len("PSPREN\u{1f}\u{FFFD}\u{FFFD}"), 7);
+        assert_eq!(game_id_len(""), 0);
     }
 
     #[test]

@@ -89,7 +89,34 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
     let mut x = if a.x.0 > b.x.0 { a.x.0 as f64 - 1.0 } else { a.x.0 as f64 };
     let mut y = if a.y.0 > b.y.0 { a.y.0 as f64 - 1.0 } else { a.y.0 as f64 };
     let mut z = az as f64;
-    for i in 0..steps {
+    // Bounded work (README "Limits"): a vertex that skipped the screen-range check (depth
+    // clamp, z ≤ −w) can sit 2^31 subpixels away, 2^27 DDA steps. Steps before the range are
+    // jumped when more than 2^16 (a whole 4096-px screen) lie outside, at the cost of PPSSPP's
+    // accumulated rounding in x, y, z (≈1e-7 px); steps past the range end the loop (exact:
+    // the DDA is monotonic).
+    let lead = |p: f64, inc: f64, lo: i32, hi: i32| {
+        let gap = if inc > 0.0 { lo as f64 - p } else { p - hi as f64 };
+        if inc != 0.0 && gap > 0.0 {
+            (gap / inc.abs()).floor() - 2.0
+        } else {
+            0.0
+        }
+    };
+    let skip = lead(x, xinc, range[0], range[2]).max(lead(y, yinc, range[1], range[3]));
+    let start = if skip > 65536.0 { skip.min(steps as f64) as i32 } else { 0 };
+    if start > 0 {
+        x += start as f64 * xinc;
+        y += start as f64 * yinc;
+        z += start as f64 * zinc;
+    }
+    for i in start..steps {
+        if (xinc > 0.0 && x > range[2] as f64)
+            || (xinc < 0.0 && x < range[0] as f64)
+            || (yinc > 0.0 && y > range[3] as f64)
+            || (yinc < 0.0 && y < range[1] as f64)
+        {
+            break;
+        }
         let mask_ok = x >= range[0] as f64 && y >= range[1] as f64 && x <= range[2] as f64 && y <= range[3] as f64;
         // In range x, y ≥ 0, so PPSSPP's (int)x / 16 is a floor.
         let px = cvt_trunc_f64(x) / 16;
@@ -179,7 +206,12 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
     let (ds, dt) = if setup.textured { (per_px(b.s - a.s, dx), per_px(b.t - a.t, dy)) } else { (0.0, 0.0) };
     // Attributes step from v0 by i/steps per pixel visited, as PPSSPP's DDA does.
     let steps = end - first;
-    for i in 0..steps {
+    // Only pixels inside the clip range on the major axis can be drawn: visit just those
+    // (bounded work for far-off vertices, README "Limits"; the others are skipped below).
+    let (mlo, mhi) = if x_major { (range[0] >> 4, range[2] >> 4) } else { (range[1] >> 4, range[3] >> 4) };
+    let (plo, phi) = (first.max(mlo as i64), (end - 1).min(mhi as i64));
+    let (i0, i1) = if dm > 0 { (plo - first, phi - first + 1) } else { (end - 1 - phi, end - 1 - plo + 1) };
+    for i in i0.max(0)..i1.min(steps) {
         let p = if dm > 0 { first + i } else { end - 1 - i };
         // The centre lies k/den of the way from a to b.
         let k = (16 * p + 8 - am) * dm.signum();
