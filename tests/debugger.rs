@@ -309,6 +309,45 @@ fn diff_finds_the_draw_the_test_changed() {
     assert_eq!(run(psprender().arg("diff").arg(&a).arg(&own)).status.code(), Some(0));
 }
 
+/// Clear, one PRIM triangle, then an immediate-mode triangle (VSCX/VSCY/VCV/VAP, through
+/// mode: coordinates biased by 0x8000 sixteenths) of `colour` after the last draw.
+fn immediate_list(colour: u32) -> ListBuilder {
+    let mut l = ListBuilder::new();
+    l.standard_setup(3);
+    l.clear(0x0020_2020, 0);
+    l.cmd(op::VERTEXTYPE, (1 << 23) | (7 << 2) | (2 << 7)).vertices(&triangle(0xFF00_00FF, 0)).prim(3, 3);
+    l.cmd(op::VCV, colour);
+    // VAP: alpha 0xFF, primitive in bits 8-10: 3 (triangles) starts the list, 7 continues it
+    // [ge-reference.md §17.1].
+    for (x, y, ap) in [(300u32, 150u32, 0x03FF), (400, 150, 0x07FF), (300, 250, 0x07FF)] {
+        l.cmd(op::VSCX, 0x8000 + 16 * x).cmd(op::VSCY, 0x8000 + 16 * y).cmd(op::VAP, ap);
+    }
+    l.finish();
+    l
+}
+
+/// Pixels that change after the last draw (immediate-mode vertices are not draws) are still
+/// a difference: `diff` says so instead of "same".
+#[test]
+fn diff_sees_pixels_changed_after_the_last_draw() {
+    let a = record(&immediate_list(0x00_00FF), ge::Model::Hardware, "imm-a.ppdmp");
+    let b = record(&immediate_list(0x00_FF00), ge::Model::Hardware, "imm-b.ppdmp");
+    // The independent side: the two direct runs differ on the immediate triangle only.
+    let (da, db) = (
+        direct(&immediate_list(0x00_00FF), ge::Model::Hardware),
+        direct(&immediate_list(0x00_FF00), ge::Model::Hardware),
+    );
+    assert_ne!(da.get(320, 170), db.get(320, 170), "the immediate triangle is drawn");
+    assert_eq!(da.get(60, 60), db.get(60, 60));
+    let out = run(psprender().arg("diff").arg(&a).arg(&b).arg("--json"));
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["same"], false);
+    assert_eq!(v["after_last_draw"], true);
+    assert!(v["colour_pixels"].as_u64().unwrap() > 1000, "{v}");
+    assert_eq!(run(psprender().arg("diff").arg(&a).arg(&a)).status.code(), Some(0));
+}
+
 #[test]
 fn diff_under_two_models_runs_and_bad_input_is_named() {
     let dump = record(&scene("vfmt_texcoords"), ge::Model::Hardware, "models.ppdmp");

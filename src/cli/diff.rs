@@ -99,13 +99,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             serde_json::json!({ "same": false, "first_draw": common + 1, "draws_a": draws_a, "draws_b": draws_b }),
             ExitCode::FAILURE,
         ),
-        Outcome::Parted(p) => {
+        Outcome::Parted(p) | Outcome::PartedAfterLastDraw(p) => {
             if let Some(out) = &args.output {
                 psprender::output::save_png(&p.image, out)?;
             }
+            let after_last_draw = matches!(outcome, Outcome::PartedAfterLastDraw(_));
+            let first_draw = (!after_last_draw).then_some(p.draw);
             (
                 serde_json::json!({
-                    "same": false, "first_draw": p.draw, "command_a": p.command_a, "command_b": p.command_b,
+                    "same": false, "first_draw": first_draw, "after_last_draw": after_last_draw,
+                    "command_a": p.command_a, "command_b": p.command_b,
                     "colour_pixels": p.colour_pixels, "depth_pixels": p.depth_pixels, "vram_bytes": p.vram_bytes,
                     "state": p.state,
                 }),
@@ -124,12 +127,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Outcome::Longer { common, draws_a, draws_b } => {
             println!("differ: same pixels for {common} draws, then {a_name} has {draws_a} draws and {b_name} {draws_b}")
         }
-        Outcome::Parted(p) => {
-            println!(
-                "differ: first differing draw {} ({a_name}: {}; {b_name}: {}): {} colour pixels, {} depth values, \
-                 {} VRAM bytes differ ({ms:.0} ms)",
-                p.draw, p.command_a, p.command_b, p.colour_pixels, p.depth_pixels, p.vram_bytes
-            );
+        Outcome::Parted(p) | Outcome::PartedAfterLastDraw(p) => {
+            if matches!(outcome, Outcome::Parted(_)) {
+                println!(
+                    "differ: first differing draw {} ({a_name}: {}; {b_name}: {}): {} colour pixels, {} depth values, \
+                     {} VRAM bytes differ ({ms:.0} ms)",
+                    p.draw, p.command_a, p.command_b, p.colour_pixels, p.depth_pixels, p.vram_bytes
+                );
+            } else {
+                println!(
+                    "differ: same pixels after each of {} draws, but commands after the last draw (immediate-mode \
+                     vertices, transfers) leave {} colour pixels, {} depth values, {} VRAM bytes different ({ms:.0} ms)",
+                    p.draw, p.colour_pixels, p.depth_pixels, p.vram_bytes
+                );
+            }
             let regs = p.state["registers"].as_array().cloned().unwrap_or_default();
             if regs.is_empty() && p.state["matrices"].as_array().is_none_or(Vec::is_empty) {
                 println!("  same GE state at that draw");

@@ -11,7 +11,7 @@
 //! final display are found first, then one replay records which draw last changed each of
 //! them; the earliest such draw is the first whose surviving output differs.
 
-use super::{capture, pause_at, state, DebugError, Paused};
+use super::{capture, pause_at, state, DebugError};
 use ge::display::{diff_image, DisplayBuffer, Image, SCREEN_H, SCREEN_W};
 use ge::dump::{replay_steps, Dump, Step, StopAt};
 use ge::Ge;
@@ -51,6 +51,10 @@ pub enum Outcome {
     Same { draws: u32 },
     /// They part at a draw.
     Parted(Box<Parting>),
+    /// Same pixels after every draw, but the replays end with different memory: commands
+    /// that are not draws (immediate-mode vertices, block transfers) after the last draw
+    /// differ. The `Parting`'s `draw` is the last draw; its pictures are the final buffers.
+    PartedAfterLastDraw(Box<Parting>),
     /// Same pixels for `common` draws, then one side has more draws.
     Longer { common: u32, draws_a: u32, draws_b: u32 },
 }
@@ -70,8 +74,10 @@ fn fingerprint(bytes: &[u8]) -> u64 {
     h
 }
 
-/// VRAM fingerprints after each draw of a replay.
-pub fn draw_fingerprints(side: Side<'_>) -> Result<Vec<u64>, DebugError> {
+/// VRAM fingerprints after each draw of a replay, then one of the replay's end (immediate-mode
+/// vertices and transfers are not draws, yet change pixels: PPSSPP-vs-PSP
+/// `primitives-immediate` differs only there).
+pub fn draw_fingerprints(side: Side<'_>) -> Result<(Vec<u64>, u64), DebugError> {
     let mut ge = Ge::with_model(side.model);
     let mut out = Vec::new();
     replay_steps(side.dump, &mut ge, &mut |ge: &mut Ge, s: &Step| {
@@ -81,7 +87,16 @@ pub fn draw_fingerprints(side: Side<'_>) -> Result<Vec<u64>, DebugError> {
         }
         ControlFlow::Continue(())
     })?;
-    Ok(out)
+    ge.flush();
+    Ok((out, fingerprint(ge.mem.vram())))
+}
+
+/// A whole replay, flushed.
+fn replay_to_end(side: Side<'_>) -> Result<(Ge, u32), DebugError> {
+    let mut ge = Ge::with_model(side.model);
+    let r = replay_steps(side.dump, &mut ge, &mut |_: &mut Ge, _: &Step| ControlFlow::Continue(()))?;
+    ge.flush();
+    Ok((ge, r.draws))
 }
 
 /// Count differing pixels of two same-sized pictures (R, G or B).
@@ -98,10 +113,14 @@ fn count_differing(a: &Image, b: &Image) -> u32 {
 
 /// Compare the two sides draw by draw.
 pub fn compare(a: Side<'_>, b: Side<'_>) -> Result<Outcome, DebugError> {
-    let fa = draw_fingerprints(a)?;
-    let fb = draw_fingerprints(b)?;
+    let (fa, end_a) = draw_fingerprints(a)?;
+    let (fb, end_b) = draw_fingerprints(b)?;
     let Some(k) = fa.iter().zip(&fb).position(|(x, y)| x != y) else {
-        return Ok(if fa.len() == fb.len() {
+        return Ok(if fa.len() == fb.len() && end_a != end_b {
+            let ((ga, draws), (gb, _)) = (replay_to_end(a)?, replay_to_end(b)?);
+            let end = "end of the replay (commands after the last draw)".to_string();
+            Outcome::PartedAfterLastDraw(Box::new(parting(draws, &ga, &gb, end.clone(), end)))
+        } else if fa.len() == fb.len() {
             Outcome::Same { draws: fa.len() as u32 }
         } else {
             Outcome::Longer {
@@ -114,22 +133,23 @@ pub fn compare(a: Side<'_>, b: Side<'_>) -> Result<Outcome, DebugError> {
     let draw = k as u32 + 1;
     let pa = pause_at(a.dump, a.model, StopAt::Draw(draw))?;
     let pb = pause_at(b.dump, b.model, StopAt::Draw(draw))?;
-    Ok(Outcome::Parted(Box::new(parting(draw, &pa, &pb))))
+    let (ca, cb) = (ge::cmd::disassemble(pa.step.word), ge::cmd::disassemble(pb.step.word));
+    Ok(Outcome::Parted(Box::new(parting(draw, &pa.ge, &pb.ge, ca, cb))))
 }
 
-fn parting(draw: u32, pa: &Paused, pb: &Paused) -> Parting {
-    let (ca, cb) = (capture::colour(&pa.ge), capture::colour(&pb.ge));
-    let (da, db) = (capture::depth(&pa.ge), capture::depth(&pb.ge));
-    let vram_bytes = pa.ge.mem.vram().iter().zip(pb.ge.mem.vram()).filter(|(x, y)| x != y).count() as u64;
+fn parting(draw: u32, ga: &Ge, gb: &Ge, command_a: String, command_b: String) -> Parting {
+    let (ca, cb) = (capture::colour(ga), capture::colour(gb));
+    let (da, db) = (capture::depth(ga), capture::depth(gb));
+    let vram_bytes = ga.mem.vram().iter().zip(gb.mem.vram()).filter(|(x, y)| x != y).count() as u64;
     Parting {
         draw,
         colour_pixels: count_differing(&ca, &cb),
         depth_pixels: count_differing(&da, &db),
         vram_bytes,
-        state: state::changes(&pa.ge.state, &pb.ge.state),
+        state: state::changes(&ga.state, &gb.state),
         image: diff_image(&ca, &cb),
-        command_a: ge::cmd::disassemble(pa.step.word),
-        command_b: ge::cmd::disassemble(pb.step.word),
+        command_a,
+        command_b,
     }
 }
 
