@@ -26,7 +26,7 @@ mod step;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-pub(crate) use container::game_id_len;
+pub(crate) use container::{decode_records, game_id_len};
 pub use container::{MAX_COMMAND_BYTES, MAX_PUSHBUF_BYTES};
 pub use record::{init_payload, Recorder, RECORDER_GAME_ID};
 pub use replay::{replay, replay_steps, restore_init, PUSHBUF_ADDR};

@@ -16,7 +16,7 @@
 //! run, e.g. `psprender replay`, relies on.
 
 use crate::cmd::{op, split};
-use crate::dump::{replay, Dump, Record, RecordKind, RECORD_SIZE};
+use crate::dump::{replay, Dump, RECORD_SIZE};
 use crate::exec::{Ge, Observer};
 use crate::list::{ListBuilder, DATA_ADDR, LIST_ADDR};
 use crate::model::Model;
@@ -244,14 +244,7 @@ pub fn dump_records(data: &[u8]) {
     let body = rest.get(4..).unwrap_or(&[]);
     let n = n.min(body.len() / RECORD_SIZE);
     let (cmds, pushbuf) = body.split_at(n * RECORD_SIZE);
-    let records = cmds
-        .chunks_exact(RECORD_SIZE)
-        .map(|r| Record {
-            kind: RecordKind::from_byte(r[0]),
-            sz: u32::from_le_bytes([r[1], r[2], r[3], r[4]]),
-            ptr: u32::from_le_bytes([r[5], r[6], r[7], r[8]]),
-        })
-        .collect();
+    let records = crate::dump::decode_records(cmds);
     let dump = Dump { version, game_id: String::new(), records, pushbuf: pushbuf.to_vec() };
     if dump.validate().is_ok() {
         replay_small(&dump, model);

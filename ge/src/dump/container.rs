@@ -115,16 +115,20 @@ pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
     let cmds = read_block(&mut c, version, cmd_bytes as usize, "command block")?;
     let pushbuf = read_block(&mut c, version, bufsz as usize, "pushbuf block")?;
 
-    let records: Vec<Record> = cmds
-        .chunks_exact(RECORD_SIZE)
+    let records = decode_records(&cmds);
+    validate_records(&records, pushbuf.len())?;
+    Ok(Dump { version, game_id, records, pushbuf })
+}
+
+/// The 9-byte records (type, size, pointer) of a command block; a ragged tail is ignored.
+pub(crate) fn decode_records(cmds: &[u8]) -> Vec<Record> {
+    cmds.chunks_exact(RECORD_SIZE)
         .map(|r| Record {
             kind: RecordKind::from_byte(r[0]),
             sz: u32::from_le_bytes([r[1], r[2], r[3], r[4]]),
             ptr: u32::from_le_bytes([r[5], r[6], r[7], r[8]]),
         })
-        .collect();
-    validate_records(&records, pushbuf.len())?;
-    Ok(Dump { version, game_id, records, pushbuf })
+        .collect()
 }
 
 /// Every payload inside the pushbuf; fixed-size payloads the right size; REGISTERS whole
