@@ -54,7 +54,7 @@ pub enum PamError {
     OffsetOutOfRange { offset: usize, index: usize, value: u32, len: usize },
     #[error("PAM absurd {what} {value} at offset {offset:#x}")]
     AbsurdCount { offset: usize, what: &'static str, value: u64 },
-    #[error("PAM animation {index} data {start:#x}..{end:#x} overlaps {other}")]
+    #[error("PAM animation {index}: data at offset {start:#x} (to {end:#x}) overlaps {other}")]
     Overlap { index: usize, start: usize, end: usize, other: String },
     #[error("PAM bone {bone} channel mask {mask:#06x} at offset {offset:#x} has bits above bit 8 set")]
     BadMask { offset: usize, bone: usize, mask: u16 },

@@ -81,7 +81,7 @@ pub(super) fn parse(b: &[u8]) -> Result<Pam, PamError> {
                 index: i1,
                 start: s1,
                 end: e1,
-                other: format!("animation {i0} data {s0:#x}..{e0:#x}"),
+                other: format!("animation {i0} data at offset {s0:#x} (to {e0:#x})"),
             });
         }
     }

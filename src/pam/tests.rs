@@ -401,7 +401,16 @@ fn overlapping_animations_bad_masks_and_key_order() {
     b[32..36].copy_from_slice(&54u32.to_le_bytes());
     assert_eq!(
         Pam::parse(&b),
-        Err(PamError::Overlap { index: 1, start: 54, end: 66, other: "animation 0 data 0x30..0x3c".into() })
+        Err(PamError::Overlap {
+            index: 1,
+            start: 54,
+            end: 66,
+            other: "animation 0 data at offset 0x30 (to 0x3c)".into()
+        })
+    );
+    assert_eq!(
+        Pam::parse(&b).unwrap_err().to_string(),
+        "PAM animation 1: data at offset 0x36 (to 0x42) overlaps animation 0 data at offset 0x30 (to 0x3c)"
     );
     // Aliased entries (same offset) are accepted and read the same data.
     let a = anim(1, vec![]);
