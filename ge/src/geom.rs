@@ -111,6 +111,10 @@ pub struct ScreenVertex {
     pub color0: [u8; 4],
     pub color1: [u8; 3],
     pub fog: f32,
+    /// The vertex the GE received first for this triangle (a list's first, a strip's
+    /// oldest, a fan's centre): the PSP's colour planes start there
+    /// ([`crate::raster::ColourPlane`]). Set by primitive assembly on its copies.
+    pub first: bool,
 }
 
 /// One pixel's worth of interpolated attributes, produced by the rasterizer.

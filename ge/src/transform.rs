@@ -304,6 +304,7 @@ pub fn through_vertex(_st: &TransformState, v: &Vertex) -> ScreenVertex {
         // Through mode never has a secondary colour [PP `ReadVertex`].
         color1: [0; 3],
         fog: 1.0,
+        first: false,
     }
 }
 
@@ -381,6 +382,7 @@ pub fn project(st: &TransformState, c: &ClipVertex, always_check: bool) -> (Scre
         color0: c.color0,
         color1: c.color1,
         fog: c.fog,
+        first: false,
     };
     (sv, outside)
 }

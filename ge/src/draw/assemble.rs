@@ -103,17 +103,20 @@ impl Sink<'_> {
         self.scratch.pending.push(shape);
     }
 
-    /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`.
-    fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize) {
+    /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`; `v[first]` is the vertex the GE
+    /// received first for this triangle ([`crate::geom::ScreenVertex::first`]).
+    fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize, first: usize) {
         let flat = self.state.flat_provoking;
         let Scratch { pending, tris, .. } = &mut *self.scratch;
         tris.clear();
         if self.state.through || self.imm {
-            let s = [v[0].screen, v[1].screen, v[2].screen];
+            let mut s = [v[0].screen, v[1].screen, v[2].screen];
+            s[first].first = true;
             clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, tris);
         } else {
             let prov = flat.then_some(&v[provoking].clip);
-            let p = [v[0].projected(self.ts), v[1].projected(self.ts), v[2].projected(self.ts)];
+            let mut p = [v[0].projected(self.ts), v[1].projected(self.ts), v[2].projected(self.ts)];
+            p[first].s.first = true;
             clip::clip_triangle_projected(self.ts, [&p[0], &p[1], &p[2]], prov, cull, tris);
         }
         pending.extend(tris.drain(..).map(Shape::Triangle));
@@ -203,11 +206,21 @@ pub struct Assembler {
     index: usize,
     prev: PrimType,
     imm_draw: bool,
+    /// A TRIANGLES list of tessellated cells, (tl, bl, tr), (tr, bl, br) per cell, that the
+    /// GE draws as a strip (tl, bl, tr, br, …): the second triangle's first vertex is the
+    /// strip's oldest, bl, at index 1 ([`crate::geom::ScreenVertex::first`]).
+    pub cells_from_strip: bool,
 }
 
 impl Default for Assembler {
     fn default() -> Self {
-        Assembler { data: [AsmVertex::default(); 4], index: 0, prev: PrimType::Points, imm_draw: false }
+        Assembler {
+            data: [AsmVertex::default(); 4],
+            index: 0,
+            prev: PrimType::Points,
+            imm_draw: false,
+            cells_from_strip: false,
+        }
     }
 }
 
@@ -259,8 +272,8 @@ impl Assembler {
                     match raster::detect_rect_from_pair(&ds, &d) {
                         Some((tl, br)) => sink.rectangle(&six[tl], &six[br]),
                         None => {
-                            sink.triangle(cull, [&six[0], &six[1], &six[2]], 2);
-                            sink.triangle(cull, [&six[3], &six[4], &six[5]], 2);
+                            sink.triangle(cull, [&six[0], &six[1], &six[2]], 2, 0);
+                            sink.triangle(cull, [&six[3], &six[4], &six[5]], 2, usize::from(self.cells_from_strip));
                         }
                     }
                 }
@@ -294,20 +307,22 @@ impl Assembler {
                 }
             }
             PrimType::Triangles => {
+                let mut odd = false;
                 for v in verts {
                     self.data[self.index] = *v;
                     self.index += 1;
                     if self.index == 3 {
                         self.index = 0;
                         let d = self.data;
-                        sink.triangle(cull, [&d[0], &d[1], &d[2]], 2);
+                        sink.triangle(cull, [&d[0], &d[1], &d[2]], 2, usize::from(odd && self.cells_from_strip));
+                        odd = !odd;
                     }
                 }
                 // A zero-vertex (immediate) submit completing a triangle.
                 if self.index >= 3 {
                     self.index = 0;
                     let d = self.data;
-                    sink.triangle(cull, [&d[0], &d[1], &d[2]], 2);
+                    sink.triangle(cull, [&d[0], &d[1], &d[2]], 2, 0);
                 }
             }
             PrimType::Rectangles => {
@@ -402,19 +417,21 @@ impl Assembler {
             let slot = self.index % 3;
             self.data[slot] = *v;
             self.index += 1;
-            self.ring_triangle(cull, slot, sink);
+            self.ring_triangle(cull, slot, self.index % 3, sink);
         }
         if self.imm_draw && self.index >= 3 {
-            self.ring_triangle(cull, (self.index - 1) % 3, sink);
+            self.ring_triangle(cull, (self.index - 1) % 3, self.index % 3, sink);
         }
     }
 
     /// Send the ring buffer's triangle, provoking vertex `slot`, with the cull winding
     /// alternating per triangle of a strip or fan [PP `SubmitPrimitive` altCullType].
-    fn ring_triangle(&self, cull: CullMode, slot: usize, sink: &mut Sink) {
+    /// `first`: the ring slot of the vertex the GE received first for this triangle (a
+    /// strip's oldest, a fan's centre).
+    fn ring_triangle(&self, cull: CullMode, slot: usize, first: usize, sink: &mut Sink) {
         let c = if (self.index - 1) % 2 == 1 { cull.flipped() } else { cull };
         let d = &self.data;
-        sink.triangle(c, [&d[0], &d[1], &d[2]], slot);
+        sink.triangle(c, [&d[0], &d[1], &d[2]], slot, first);
     }
 
     fn fan(&mut self, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
@@ -449,10 +466,10 @@ impl Assembler {
             let slot = 2 - (self.index % 2);
             self.data[slot] = *v;
             self.index += 1;
-            self.ring_triangle(cull, slot, sink);
+            self.ring_triangle(cull, slot, 0, sink);
         }
         if self.imm_draw && self.index >= 3 {
-            self.ring_triangle(cull, 2 - (self.index - 1) % 2, sink);
+            self.ring_triangle(cull, 2 - (self.index - 1) % 2, 0, sink);
         }
     }
 }

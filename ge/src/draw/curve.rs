@@ -82,7 +82,12 @@ impl DrawContext {
         let verts: Vec<AsmVertex> = tess.indices.iter().filter_map(|&i| unique.get(i as usize).copied()).collect();
         let cull = CullMode::decode(&gs.regs);
         let prim = tess.prim;
-        self.with_sink(gs, mem, &ts_out, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
+        // The GE draws each row of cells as a strip (see `Assembler::cells_from_strip`).
+        self.with_sink(gs, mem, &ts_out, vtype.through, false, |asm, sink| {
+            asm.cells_from_strip = true;
+            asm.submit(prim, &verts, cull, sink);
+            asm.cells_from_strip = false;
+        });
         Ok(())
     }
 }

@@ -96,6 +96,7 @@ impl ImmVertex {
             color0: self.color0,
             color1,
             fog: self.fog,
+            first: false,
         };
         let clip = ClipVertex {
             clip: [self.x, self.y, clip_z, 1.0],

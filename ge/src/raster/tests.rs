@@ -20,6 +20,7 @@ fn sv(x16: i32, y16: i32) -> ScreenVertex {
         color0: [255, 255, 255, 255],
         color1: [0; 3],
         fog: 1.0,
+        first: false,
     }
 }
 
@@ -773,10 +774,11 @@ fn hw_colour_plane_lowers_whole_values_of_a_falling_ramp() {
     assert_eq!(plane.at(270 * 16 + 8, 10 * 16 + 8), 253);
 }
 
-/// [`ColourPlane`] arithmetic is exact and bounded: the start vertex is the topmost, then
-/// the leftmost, whatever the order; vertex colours are reproduced exactly at the vertices
-/// on a rising ramp; extreme coordinates neither overflow nor leave 0..=255; a zero-area
-/// triangle keeps the start colour.
+/// [`ColourPlane`] arithmetic is integer and bounded: the fallback start vertex is the
+/// topmost, then the leftmost, whatever the order; a gradient of exactly one level per
+/// sixteenth comes out a hair below it (the rounded-down area reciprocal) and reaches the
+/// start colour exactly; extreme coordinates neither overflow nor leave 0..=255; a
+/// zero-area triangle keeps the start colour.
 #[test]
 fn colour_plane_start_and_bounds() {
     let pts = [(500, 300), (100, 300), (300, 100)];
@@ -784,9 +786,11 @@ fn colour_plane_start_and_bounds() {
     let tie = [(500, 100), (100, 100), (300, 400)];
     assert_eq!(ColourPlane::start(&tie), 1);
     let rising = ColourPlane::new(&[(0, 0), (160, 0), (0, 160)], [0, 160, 0], 0);
-    // Gradient exactly one level per sixteenth: no rounding, x/16 levels.
-    assert_eq!(rising.at(8, 8), 8);
-    assert_eq!(rising.at(152, 8), 152);
+    // One level per sixteenth times ⌊2^31/25 600⌋ = 83 886 (exact: 83 886.08), >> 17:
+    // 16 383/16 384 levels, so x = 152 reads ⌊151.99⌋.
+    assert_eq!(rising.at(0, 0), 0);
+    assert_eq!(rising.at(8, 8), 7);
+    assert_eq!(rising.at(152, 8), 151);
     let far = [(i32::MIN, i32::MIN), (i32::MAX, i32::MIN), (0, i32::MAX)];
     let p = ColourPlane::new(&far, [0, 255, 128], ColourPlane::start(&far));
     for (x, y) in [(i32::MIN, i32::MIN), (i32::MAX, i32::MAX), (0, 0), (i32::MAX, i32::MIN)] {
@@ -795,6 +799,37 @@ fn colour_plane_start_and_bounds() {
     let flat = ColourPlane::new(&[(0, 0), (16, 16), (32, 32)], [40, 200, 90], 0);
     assert_eq!(flat.at(8, 8), 40);
     assert_eq!(flat.at(1000, -1000), 40);
+}
+
+/// primitives-bezier's "colors" patch, cell (0, 0): blue rises from 0 on the top row of
+/// vertices (y = 160 sixteenths) to 45 on the next (y = 190), x from 1440 to 1470. At row
+/// 10's centre (y = 168) the exact value is 12; the PSP shows 11 at (90, 10), in the upper
+/// triangle (tl, bl, tr), and 12 at (91, 10), in the lower one, which the GE gets as the
+/// strip (bl, tr, br). Each plane starts at its first vertex; starting the lower one at
+/// its topmost vertex would give 11 there too.
+#[test]
+fn hw_colour_plane_starts_at_the_first_vertex() {
+    let (tl, tr, bl, br) = ((1440, 160), (1470, 160), (1440, 190), (1470, 190));
+    let upper = ColourPlane::new(&[tl, bl, tr], [0, 45, 0], 0);
+    assert_eq!(upper.at(90 * 16 + 8, 10 * 16 + 8), 11);
+    let lower = ColourPlane::new(&[bl, tr, br], [45, 0, 45], 0);
+    assert_eq!(lower.at(91 * 16 + 8, 10 * 16 + 8), 12);
+    let lower_pts = [bl, tr, br];
+    let topmost = ColourPlane::new(&lower_pts, [45, 0, 45], ColourPlane::start(&lower_pts));
+    assert_eq!(topmost.at(91 * 16 + 8, 10 * 16 + 8), 11);
+
+    // The same through the rasterizer: the flagged vertex is the start.
+    let v = |(x, y): (i32, i32), blue: u8, first: bool| {
+        let mut s = sv(x, y);
+        s.color0 = [0, 0, blue, 255];
+        s.first = first;
+        s
+    };
+    let hw = with_rule(RasterSetup::new(BIG, true, false), TriangleRule::HARDWARE);
+    let up = tri_frags([v(tl, 0, true), v(bl, 45, false), v(tr, 0, false)], &hw);
+    assert_eq!(up[&(90, 10)].color0[2], 11);
+    let low = tri_frags([v(bl, 45, true), v(tr, 0, false), v(br, 45, false)], &hw);
+    assert_eq!(low[&(91, 10)].color0[2], 12);
 }
 
 /// texmtx-prims' last sprite under texture projection: q runs 1 → 0.5 across it, and along

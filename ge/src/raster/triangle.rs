@@ -21,13 +21,15 @@
 //!   (16·px + 8, 16·py + 8) (PPSSPP: +7). The top-left tie rule is unchanged. Measured:
 //!   texmtx-source 7 534 → 28 differing pixels, primitives-continue 40 → 0,
 //!   triangle-triangle's 13 of 14 edge pixels.
-//! * Colour: each channel is a plane through the topmost vertex (leftmost on ties) whose
-//!   gradients per 1/16 px are rounded down to 14 fraction bits, evaluated exactly at the
-//!   pixel centre and truncated ([`ColourPlane`]; PPSSPP: barycentric in f32, rounded half
-//!   to even). Where the exact colour is a whole number the PSP shows one less on a falling
-//!   ramp, and rows of a rotated triangle carry a constant error of a few hundredths that
-//!   only these gradient steps reproduce: triangle-triangle 139 → 0 differing pixels,
-//!   primitives-immediate 320 → 0 (module docs of [`ColourPlane`] list the alternatives).
+//! * Colour: each channel is a plane through the triangle's first vertex (as the GE
+//!   received it) whose gradients per 1/16 px, taken with a rounded-down reciprocal of the
+//!   area, are rounded down to 14 fraction bits, evaluated exactly at the pixel centre and
+//!   truncated ([`ColourPlane`]; PPSSPP: barycentric in f32, rounded half to even). Where
+//!   the exact colour is a whole number the PSP shows one less on a falling ramp, and rows
+//!   of a rotated triangle carry a constant error of a few hundredths that only these
+//!   gradient steps reproduce: triangle-triangle 139 → 0 differing pixels,
+//!   primitives-immediate 320 → 0, primitives-bezier 288 → 2 (module docs of
+//!   [`ColourPlane`] list the alternatives).
 //! * Perspective divide: the reciprocal of the interpolated q/w has a 16-bit significand,
 //!   rounded to nearest (PPSSPP: f32). guess: fitted to texmtx-prims, where t/q is exactly
 //!   1 along a diagonal and the PSP shows texel 255 or a wrap to 0 pixel by pixel: this rule
@@ -63,9 +65,10 @@ pub enum ColourRounding {
     /// Barycentric interpolation in f32, then `cvtps2dq`: half to even, NaN and overflow →
     /// "integer indefinite" [PP `Vec4::Cast`].
     X86HalfEven,
-    /// The PSP: [`ColourPlane`], exact integer arithmetic from the topmost vertex with
-    /// gradients rounded down, truncated [HW triangle-triangle, primitives-immediate].
-    TopVertexPlane,
+    /// The PSP: [`ColourPlane`], integer arithmetic from the first vertex with gradients
+    /// rounded down, truncated [HW triangle-triangle, primitives-immediate,
+    /// primitives-bezier].
+    FirstVertexPlane,
 }
 
 /// Fraction bits of a colour gradient per 1/16 px in [`ColourPlane`]. [HW
@@ -73,14 +76,37 @@ pub enum ColourRounding {
 /// 15 bits 125, 16 bits 123, 22 bits (≈ exact) 139.]
 pub const COLOUR_GRADIENT_BITS: u32 = 14;
 
+/// Fraction bits of the reciprocal of a triangle's doubled area that [`ColourPlane`]
+/// multiplies its gradient numerators by (rounded down; the reciprocal has one more
+/// significant bit). [HW primitives-bezier "colors" patch: the gradient 45 levels / 30
+/// sixteenths = 1.5 is exact, yet the PSP shows 11 where 1.5·8 = 12 in the cells' upper
+/// triangles: only a rounded-down reciprocal lowers it. Differing pixels of bezier and
+/// spline, swept with the start at the rasterized order's first vertex (an equivalent
+/// start in these patches): 14 bits → 92 and 350, 15–22 bits → 2 and 242, exact division
+/// → 54 and 294; with the first-vertex rule as built, 16 bits → 2 and 242, and
+/// triangle-triangle and primitives-immediate stay at 0.]
+pub const AREA_RECIP_BITS: u32 = 16;
+
 /// One Gouraud colour channel as the PSP interpolates it: the plane through the *start*
-/// vertex (the topmost, leftmost on ties) with gradients per 1/16 px rounded down to
-/// [`COLOUR_GRADIENT_BITS`] fraction bits, evaluated exactly at the pixel centre and
-/// truncated. All arithmetic is integer, so there are no float ties.
+/// vertex with gradients per 1/16 px (numerator times a rounded-down reciprocal of the
+/// area, [`AREA_RECIP_BITS`]) rounded down to [`COLOUR_GRADIENT_BITS`] fraction bits,
+/// evaluated exactly at the pixel centre and truncated. All arithmetic is integer, so
+/// there are no float ties.
 ///
-/// Evidence: primitives-immediate's fan falls from 255 to 127 over 40 rows and shows one
-/// less wherever the exact value is whole (rows 12, 17, …, 47: 320 pixels); starting from
-/// the fan's first vertex instead of the topmost leaves 156 of them. triangle-triangle's
+/// The start vertex is the one the GE received first for the triangle
+/// ([`crate::geom::ScreenVertex::first`]: a list's first, a strip's oldest, a fan's
+/// centre); [`ColourPlane::start`] (topmost, leftmost on ties) only for triangles without
+/// one (made by clipping; guess). [HW primitives-bezier "colors" patch: where the exact
+/// colour is whole (blue 12 on row 10, 185 on row 20, 232 on row 26) the PSP shows one
+/// less in each cell's upper triangle (tl, bl, tr) and the whole value in its lower one
+/// (bl, tr, br as a strip draws it): the lower triangle's topmost vertex gives one less
+/// there too, its first vertex bl does not. primitives-bezier 288 → 2 differing pixels,
+/// primitives-spline 630 → 242; primitives-immediate (fan centre = topmost) and
+/// triangle-triangle (first = topmost) stay at 0.]
+///
+/// Earlier evidence: primitives-immediate's fan falls from 255 to 127 over 40 rows and
+/// shows one less wherever the exact value is whole (rows 12, 17, …, 47: 320 pixels).
+/// triangle-triangle's
 /// rotated triangle has, per row, a constant error of −0.004 … +0.037 levels against the
 /// exact plane (read off the rows where the exact red is within 0.04 of a whole number),
 /// which these gradient steps reproduce pixel for pixel; gradients rounded to nearest or
@@ -98,7 +124,7 @@ pub struct ColourPlane {
 }
 
 impl ColourPlane {
-    /// Index of the start vertex: the topmost, then the leftmost.
+    /// Fallback start vertex (no unique first vertex): the topmost, then the leftmost.
     pub fn start(p: &[(i32, i32); 3]) -> usize {
         (0..3).min_by_key(|&i| (p[i].1, p[i].0)).unwrap_or(0)
     }
@@ -118,7 +144,11 @@ impl ColourPlane {
                 return 0;
             }
             let (n, den) = if area < 0 { (-n, -area) } else { (n, area) };
-            (n << COLOUR_GRADIENT_BITS).div_euclid(den).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+            // `n · R`, R = ⌊2^(k+e) / den⌋ with e the bit length of den, so R has
+            // AREA_RECIP_BITS + 1 significant bits; |n| < 2^42 and R < 2^17.
+            let e = 128 - den.leading_zeros();
+            let r = (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den);
+            ((n * r) >> (AREA_RECIP_BITS + e - COLOUR_GRADIENT_BITS)).clamp(i64::MIN as i128, i64::MAX as i128) as i64
         };
         ColourPlane {
             x: p[s].0 as i64,
@@ -192,7 +222,7 @@ impl TriangleRule {
     /// The PSP (module docs list the evidence).
     pub const HARDWARE: TriangleRule = TriangleRule {
         sample: SamplePoint::PixelCentre,
-        colour: ColourRounding::TopVertexPlane,
+        colour: ColourRounding::FirstVertexPlane,
         persp_recip: PerspRecip::Significand16,
     };
 }
@@ -323,7 +353,7 @@ struct Tri {
     /// Clip w per vertex (slope-mode LOD).
     clip_w: [f32; 3],
     persp_recip: PerspRecip,
-    /// [`ColourRounding::TopVertexPlane`]: planes of the primary colour's four channels
+    /// [`ColourRounding::FirstVertexPlane`]: planes of the primary colour's four channels
     /// and the secondary colour's three, and the offset of the sample point in the pixel.
     planes: Option<([ColourPlane; 4], [ColourPlane; 3], i32)>,
 }
@@ -366,9 +396,15 @@ impl Tri {
             inv_w: if setup.perspective { [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w] } else { [1.0; 3] },
             clip_w: [v[0].w, v[1].w, v[2].w],
             persp_recip: setup.triangle.persp_recip,
-            planes: (setup.triangle.colour == ColourRounding::TopVertexPlane).then(|| {
+            planes: (setup.triangle.colour == ColourRounding::FirstVertexPlane).then(|| {
                 let pts = [p(0), p(1), p(2)];
-                let s = ColourPlane::start(&pts);
+                let s = match [v[0].first, v[1].first, v[2].first] {
+                    [true, false, false] => 0,
+                    [false, true, false] => 1,
+                    [false, false, true] => 2,
+                    // guess: triangles made by clipping (no unique first vertex).
+                    _ => ColourPlane::start(&pts),
+                };
                 let ch = |c: [u8; 3]| ColourPlane::new(&pts, c, s);
                 let half = if setup.triangle.sample == SamplePoint::PixelCentre { 8 } else { 7 };
                 (
