@@ -269,7 +269,7 @@ impl DrawContext {
                     }
                 }
                 if self.binner.len() != before {
-                    self.written.add(&state, &target);
+                    self.written.add_draw(&state, &target);
                 }
             }
         }
@@ -343,10 +343,13 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
     let px = p.fix.pixel(&st.pixel);
     let px = &*px;
     let (band_y0, band_end) = (tile.y0, tile.y0 + tile.rows);
-    // Hardware rectangles sample with their own rule ([`SamplerRule::Hardware`]).
+    // Hardware rectangles sample with their own rule ([`SamplerRule::Hardware`]); the
+    // hardware model's state already has it (no copy of the palette per band).
     let rect_texture;
     let tex = match (&p.shape, &st.texture) {
-        (Shape::Rectangle(_) | Shape::Sprite(_), Some(t)) if st.rectangle == RectangleRule::Hardware => {
+        (Shape::Rectangle(_) | Shape::Sprite(_), Some(t))
+            if st.rectangle == RectangleRule::Hardware && t.sampler != SamplerRule::Hardware =>
+        {
             rect_texture = t.clone().with_sampler(SamplerRule::Hardware);
             Some(&rect_texture)
         }

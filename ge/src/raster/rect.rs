@@ -249,10 +249,13 @@ pub fn rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMu
     );
 }
 
+/// Receives `(y, x0, coords)`: texture coordinates of pixels `x0, x0 + 1, …` of row `y`.
+pub type RowSink<'a> = dyn FnMut(i32, i32, &[(f32, f32)]) + 'a;
+
 /// [`rectangle`]'s texture coordinates row by row: `out(y, x0, coords)` for each covered
 /// row `y` of the band, with the (s, t) of pixels `x0, x0 + 1, …` in pieces of at most
 /// 64 pixels. The floats are the quad walk's: the same sums in the same order.
-pub fn rectangle_rows(v: &[ScreenVertex; 2], setup: &RasterSetup, out: &mut dyn FnMut(i32, i32, &[(f32, f32)])) {
+pub fn rectangle_rows(v: &[ScreenVertex; 2], setup: &RasterSetup, out: &mut RowSink) {
     const QUADS: i32 = 32;
     let (Some(c), Some(px)) = (cover(v, setup), rectangle_pixels(v, setup)) else { return };
     let Stepping { mut row, stx, sty, sto4, tto4 } = Stepping::new(v, &c);
