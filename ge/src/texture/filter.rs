@@ -163,7 +163,8 @@ fn pack(x: u64) -> [u8; 4] {
 /// Bilinear with 4-bit weights: `((c00(16−fu) + c10·fu)(16−fv) + (c01(16−fu) + c11·fu)·fv) >> 8`
 /// [PP Sampler.cpp SampleLinearLevel; SamplerX86.cpp Jit_BlendQuad]. Each lane peaks at
 /// 255·256 = 65280.
-#[inline]
+// Inlined into the per-format samplers (a call per fragment otherwise; callgrind).
+#[inline(always)]
 pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     let (u0, u1, fu) = l.u.linear(s);
     let (v0, v1, fv) = l.v.linear(t);
