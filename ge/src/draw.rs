@@ -29,6 +29,7 @@ mod bbox;
 pub(crate) mod binned;
 mod curve;
 mod immediate;
+mod span;
 mod written;
 
 pub(crate) use bbox::bounding_box;
@@ -268,7 +269,7 @@ impl DrawContext {
                     }
                 }
                 if self.binner.len() != before {
-                    self.written.add(&state, &target);
+                    self.written.add_draw(&state, &target);
                 }
             }
         }
@@ -342,16 +343,18 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
     let px = p.fix.pixel(&st.pixel);
     let px = &*px;
     let (band_y0, band_end) = (tile.y0, tile.y0 + tile.rows);
-    // Hardware rectangles sample with their own rule ([`SamplerRule::Hardware`]).
+    // Hardware rectangles sample with their own rule ([`SamplerRule::Hardware`]); the
+    // hardware model's state already has it (no copy of the palette per band).
     let rect_texture;
     let tex = match (&p.shape, &st.texture) {
-        (Shape::Rectangle(_) | Shape::Sprite(_), Some(t)) if st.rectangle == RectangleRule::Hardware => {
+        (Shape::Rectangle(_) | Shape::Sprite(_), Some(t))
+            if st.rectangle == RectangleRule::Hardware && t.sampler != SamplerRule::Hardware =>
+        {
             rect_texture = t.clone().with_sampler(SamplerRule::Hardware);
             Some(&rect_texture)
         }
         (_, t) => t.as_ref(),
     };
-    let mut emit = |q: &Quad| shade_quad(st, tex, px, tile, mem, q);
     let whole = [st.scissor];
     let strips: &[ClipRect] = p.fix.strips().unwrap_or(&whole);
     for strip in strips {
@@ -360,34 +363,31 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         if setup.clip.is_empty() || setup.clip.y1 < band_y0 || setup.clip.y0 >= band_end {
             continue;
         }
-        match &p.shape {
-            Shape::Triangle(v) => raster::triangle(v, &setup, &mut emit),
-            Shape::Rectangle(v) | Shape::Sprite(v) if setup.rectangle == RectangleRule::Hardware => {
-                raster::rectangle_exact(v, &setup, &mut emit)
-            }
-            Shape::Rectangle(v) => raster::rectangle(v, &setup, &mut emit),
-            Shape::Sprite(v) => raster::sprite(v, &setup, &mut emit),
-            Shape::ClearRect(v) => raster::clear_rectangle(v, &setup, &mut emit),
-            Shape::Line(v) => raster::line(v, &setup, &mut emit),
-            Shape::Point(v) => raster::point(v, &setup, &mut emit),
+        if st.trace.is_none() && span::rect_spans(&p.shape, &setup, tex, st.clear, px, tile, mem) {
+            continue;
         }
+        rasterize_shape(&p.shape, &setup, &mut |q: &Quad| shade_quad(st, tex, px, &mut *tile, mem, q));
+    }
+}
+
+/// The quads of `shape` under `setup`, through the walker of its kind and rule.
+fn rasterize_shape(shape: &Shape, setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+    match shape {
+        Shape::Triangle(v) => raster::triangle(v, setup, emit),
+        Shape::Rectangle(v) | Shape::Sprite(v) if setup.rectangle == RectangleRule::Hardware => {
+            raster::rectangle_exact(v, setup, emit)
+        }
+        Shape::Rectangle(v) => raster::rectangle(v, setup, emit),
+        Shape::Sprite(v) => raster::sprite(v, setup, emit),
+        Shape::ClearRect(v) => raster::clear_rectangle(v, setup, emit),
+        Shape::Line(v) => raster::line(v, setup, emit),
+        Shape::Point(v) => raster::point(v, setup, emit),
     }
 }
 
 /// Texture and draw the covered fragments of a quad.
 fn shade_quad(st: &DrawState, tex: Option<&TextureState>, px: &PixelState, tile: &mut Tile, mem: &Memory, q: &Quad) {
-    let colors = match tex {
-        Some(t) if !st.clear => texture::shade_quad(t, mem, q, q.w),
-        _ => {
-            let mut c = [[0u8; 4]; 4];
-            for (i, f) in q.frags.iter().enumerate() {
-                // Clear mode draws the flat vertex colour; otherwise the secondary colour
-                // is added and clamped [PP `Rasterizer.cpp` DrawTriangleSlice].
-                c[i] = if st.clear { f.color0 } else { texture::add_secondary(f.color0.map(i32::from), f.color1) };
-            }
-            c
-        }
-    };
+    let colors = span::quad_colours(st.clear, tex, mem, q);
     if st.trace.is_none() {
         pixel::draw_quad(px, tile, &q.frags, q.mask, &colors);
         return;

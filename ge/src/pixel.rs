@@ -26,12 +26,14 @@
 
 mod blend;
 mod format;
+mod span;
 mod stencil;
 #[cfg(test)]
 mod tests;
 
 pub use blend::{Blend, BlendEq, BlendFactor, LogicOp};
 pub use format::{decode_color, encode_color, Rgb565, Rgba4444, Rgba5551, Rgba8888};
+pub use span::{draw_span, fill_span};
 pub use stencil::StencilOp;
 
 use crate::cmd::{op, reg};
@@ -388,9 +390,20 @@ fn draw<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, co
         return;
     }
 
+    if let Some(c) = fragment_tests(st, color, fog) {
+        draw_tested::<F>(st, tile, x, y, z, c);
+    }
+}
+
+/// The stages that read only the fragment (normal mode): alpha test, fog, colour test.
+/// `None` when the fragment is discarded, else its colour after fog.
+// Inlined into every caller: a call per fragment costs more than the tests (callgrind on
+// 21763 test drive).
+#[inline(always)]
+fn fragment_tests(st: &PixelState, color: [u8; 4], fog: u8) -> Option<[u8; 4]> {
     // Alpha test.
     if st.alpha_func != Compare::Always && !st.alpha_func.test(color[3] & st.alpha_mask, st.alpha_ref) {
-        return;
+        return None;
     }
 
     // Fog after the alpha test, before the colour test; alpha untouched
@@ -412,10 +425,16 @@ fn draw<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, co
             ColorTestFunc::NotEqual => rgb != reference,
         };
         if !pass {
-            return;
+            return None;
         }
     }
+    Some(c)
+}
 
+/// The rest of the normal-mode pipeline for a fragment that passed [`fragment_tests`]:
+/// stencil and depth tests, depth write, blend, dither, logic op, write mask.
+#[inline(always)]
+fn draw_tested<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, c: [u8; 4]) {
     // Offsets computed once per fragment (x, y are fixed).
     let co = tile.color_offset(x, y);
     let zo = tile.depth_offset(x, y);

@@ -51,8 +51,9 @@ pub use detect::{
 };
 pub use line::{line, LineRule};
 pub use rect::{
-    clear_rectangle, rect_to_triangles, rectangle, rectangle_exact, split_rect_fog, sprite, sprite_fast_path,
-    SpriteFastPathState,
+    clear_rectangle, clear_rectangle_pixels, flat_fragment, rect_to_triangles, rectangle, rectangle_exact,
+    rectangle_exact_pixels, rectangle_pixels, rectangle_rows, split_rect_fog, sprite, sprite_fast_path, RectTexCoords,
+    SpriteFastPathState, TexSlopes,
 };
 pub use triangle::{
     triangle, triangle_culled, ColourPlane, ColourRounding, Cull, PerspRecip, SamplePoint, TriangleRule,

@@ -336,6 +336,61 @@ pub fn decode_level(st: &TextureState, mem: &Memory, level: usize) -> Vec<[u8; 4
     out
 }
 
+/// The level choice shared by every quad of a draw, when the registers fix it: a single
+/// level (no mipmaps) with the same filter for magnifying and minifying. Then the
+/// per-quad LOD of [`sample_quad_w`] cannot vary, and fragments can be textured one by one
+/// ([`shade_span`]) with the same result.
+pub fn constant_lod(st: &TextureState) -> Option<Lod> {
+    (st.max_level == 0 && st.min_linear == st.mag_linear).then_some(Lod {
+        level: 0,
+        frac: 0,
+        linear: st.mag_linear,
+        detail: 0,
+    })
+}
+
+/// The texture stage for a run of fragments sharing primary colour `prim` and secondary
+/// colour `secondary` (a flat-shaded rectangle row), at fragment coordinates `coords`
+/// (texels in through mode), with the level choice `lod` from [`constant_lod`]. Equals
+/// [`shade_quad`] lane by lane; the format is matched once per run.
+pub fn shade_span(
+    st: &TextureState,
+    mem: &Memory,
+    lod: Lod,
+    prim: [u8; 4],
+    secondary: [u8; 3],
+    coords: &[(f32, f32)],
+    out: &mut [[u8; 4]],
+) {
+    if st.null_output(lod.level) {
+        out.fill(func::add_secondary([0; 4], secondary));
+        return;
+    }
+    let l = st.level(mem, lod.level as usize);
+    macro_rules! run {
+        ($f:ty) => {
+            shade_span_fmt::<$f>(st, &l, lod.linear, prim, secondary, coords, out)
+        };
+    }
+    dispatch_format!(st.format, run)
+}
+
+fn shade_span_fmt<F: Format>(
+    st: &TextureState,
+    l: &Level,
+    linear: bool,
+    prim: [u8; 4],
+    secondary: [u8; 3],
+    coords: &[(f32, f32)],
+    out: &mut [[u8; 4]],
+) {
+    for (o, &(s, t)) in out.iter_mut().zip(coords) {
+        let (s, t) = st.normalise(s, t);
+        let texel = if linear { filter::bilinear::<F>(l, s, t) } else { filter::nearest::<F>(l, s, t) };
+        *o = texture_function(st, prim, secondary, texel);
+    }
+}
+
 /// Sample fragments whose bit is set in `mask` (normalised s, t). Returns false when the
 /// texture stage outputs 0.
 fn sample_n(

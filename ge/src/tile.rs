@@ -94,6 +94,23 @@ impl Tile {
         (off + 2 <= self.depth.len()).then_some(off)
     }
 
+    /// The colour bytes of pixels `x0..=x1` of row `y` (`x0 ≥ 0`) that lie in the band:
+    /// the pixels [`Tile::color_offset`] accepts are a prefix of the run, and this is
+    /// their bytes. `None` when there are none.
+    #[inline]
+    pub fn color_span_mut(&mut self, x0: i32, x1: i32, y: i32) -> Option<&mut [u8]> {
+        let bpp = self.fmt.bpp() as usize;
+        let (start, end) = span_bytes(y - self.y0, self.rows, self.stride, x0, x1, bpp, self.color.len())?;
+        Some(&mut self.color[start..end])
+    }
+
+    /// [`Tile::color_span_mut`] for the depth buffer.
+    #[inline]
+    pub fn depth_span_mut(&mut self, x0: i32, x1: i32, y: i32) -> Option<&mut [u8]> {
+        let (start, end) = span_bytes(y - self.y0, self.rows, self.zstride, x0, x1, 2, self.depth.len())?;
+        Some(&mut self.depth[start..end])
+    }
+
     /// Raw colour word at (x, y) (16 or 32 bits), 0 outside.
     #[inline]
     pub fn read_color(&self, x: i32, y: i32) -> u32 {
@@ -156,6 +173,19 @@ impl Tile {
     }
 }
 
+/// Byte range of pixels `x0..=x1` in band row `r`, cut to the whole pixels inside `len`.
+#[inline]
+fn span_bytes(r: i32, rows: i32, stride: u32, x0: i32, x1: i32, bpp: usize, len: usize) -> Option<(usize, usize)> {
+    if r < 0 || r >= rows || x0 < 0 || x1 < x0 {
+        return None;
+    }
+    let first = r as usize * stride as usize + x0 as usize;
+    let start = first * bpp;
+    let whole = len.checked_sub(start)? / bpp;
+    let n = (x1 - x0) as usize + 1;
+    (whole > 0).then(|| (start, start + n.min(whole) * bpp))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +200,21 @@ mod tests {
         assert_eq!(t.color_offset(0, 18), None);
         t.write_depth(5, 16, 0x1234);
         assert_eq!(t.read_depth(5, 16), 0x1234);
+    }
+
+    #[test]
+    fn spans_are_the_pixels_offsets_accept() {
+        for fmt in [FbFormat::Rgb565, FbFormat::Rgba8888] {
+            let mut t = Tile::new(16, 2, fmt, 8, 4);
+            let bpp = fmt.bpp() as usize;
+            for (x0, x1, y) in [(0, 7, 16), (3, 20, 17), (9, 30, 17), (0, 0, 15), (2, 1, 16), (15, 16, 16)] {
+                let colour: Vec<usize> = (x0..=x1).filter_map(|x| t.color_offset(x, y)).collect();
+                let depth: Vec<usize> = (x0..=x1).filter_map(|x| t.depth_offset(x, y)).collect();
+                let got = t.color_span_mut(x0, x1, y).map(|s| s.len() / bpp).unwrap_or(0);
+                assert_eq!(got, colour.len(), "{fmt:?} colour {x0}..={x1} row {y}");
+                let got = t.depth_span_mut(x0, x1, y).map(|s| s.len() / 2).unwrap_or(0);
+                assert_eq!(got, depth.len(), "{fmt:?} depth {x0}..={x1} row {y}");
+            }
+        }
     }
 }

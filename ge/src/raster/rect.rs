@@ -17,7 +17,7 @@
 //! `DrawSprite`, `RectangleFastPath`]), which steps whole texels from the truncated start
 //! coordinate and so differs from [`rectangle`] for fractional texture coordinates.
 
-use super::{clamp_fog, screen_range, vertex_depth, RasterSetup};
+use super::{clamp_fog, screen_range, vertex_depth, ClipRect, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
 /// Draw state that decides whether PPSSPP takes its sprite fast path.
@@ -147,7 +147,8 @@ fn walk(
     }
 }
 
-fn flat_fragment(v1: &ScreenVertex) -> Fragment {
+/// The fragment attributes a rectangle takes from its second vertex (colour, depth, fog).
+pub fn flat_fragment(v1: &ScreenVertex) -> Fragment {
     Fragment {
         x: 0,
         y: 0,
@@ -161,6 +162,52 @@ fn flat_fragment(v1: &ScreenVertex) -> Fragment {
     }
 }
 
+/// PPSSPP's texture stepping for [`rectangle`]: the first sample's (s, t), the step per quad
+/// along x and per quad row along y, and the lane offsets within a quad (s and t).
+struct Stepping {
+    row: (f32, f32),
+    stx: (f32, f32),
+    sty: (f32, f32),
+    sto4: [f32; 4],
+    tto4: [f32; 4],
+}
+
+impl Stepping {
+    fn new(v: &[ScreenVertex; 2], c: &Cover) -> Stepping {
+        let (tc0, tc1) = ((v[0].s, v[0].t), (v[1].s, v[1].t));
+        let diff_x = c.entire_x2.wrapping_sub(c.entire_x1).wrapping_add(1) as f32 / 16.0;
+        let diff_y = c.entire_y2.wrapping_sub(c.entire_y1).wrapping_add(1) as f32 / 16.0;
+        let diff_s = tc1.0 - tc0.0;
+        let diff_t = tc1.1 - tc0.1;
+        // (row start, step per quad in x, step per quad row in y), each as (s, t).
+        let (mut row, stx, sty) = if v[0].x.0 < v[1].x.0 {
+            if v[0].y.0 < v[1].y.0 {
+                (tc0, (2.0 * diff_s / diff_x, 0.0), (0.0, 2.0 * diff_t / diff_y))
+            } else {
+                // BL→TR: x moves T toward v1, y moves S away from v1.
+                ((tc1.0, tc0.1), (0.0, 2.0 * diff_t / diff_x), (2.0 * -diff_s / diff_y, 0.0))
+            }
+        } else if v[0].y.0 < v[1].y.0 {
+            // TR→BL
+            ((tc0.0, tc1.1), (0.0, 2.0 * -diff_t / diff_x), (2.0 * diff_s / diff_y, 0.0))
+        } else {
+            // BR→TL
+            (tc1, (2.0 * -diff_s / diff_x, 0.0), (0.0, 2.0 * -diff_t / diff_y))
+        };
+        // Move to the first sample (pixel centre of the first drawn pixel).
+        let nx = c.min_x.wrapping_sub(c.entire_x1).wrapping_add(1) as f32;
+        let ny = c.min_y.wrapping_sub(c.entire_y1).wrapping_add(1) as f32;
+        row.0 += (stx.0 / 32.0) * nx;
+        row.1 += (stx.1 / 32.0) * nx;
+        row.0 += (sty.0 / 32.0) * ny;
+        row.1 += (sty.1 / 32.0) * ny;
+        let sto4 = [0.0, 0.5 * stx.0, 0.5 * sty.0, 0.5 * stx.0 + 0.5 * sty.0];
+        let tto4 = [0.0, 0.5 * stx.1, 0.5 * sty.1, 0.5 * stx.1 + 0.5 * sty.1];
+
+        Stepping { row, stx, sty, sto4, tto4 }
+    }
+}
+
 /// Draw a rectangle (sprite) from its two corners [PP `DrawRectangle`]. The caller handles
 /// transform-mode fog splitting and texture projection (PPSSPP splits those in
 /// `Clipper::ProcessRect`).
@@ -171,36 +218,7 @@ pub fn rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMu
         walk(&c, setup, base, v[1].w, || {}, |_| {}, emit);
         return;
     }
-    let (tc0, tc1) = ((v[0].s, v[0].t), (v[1].s, v[1].t));
-    let diff_x = c.entire_x2.wrapping_sub(c.entire_x1).wrapping_add(1) as f32 / 16.0;
-    let diff_y = c.entire_y2.wrapping_sub(c.entire_y1).wrapping_add(1) as f32 / 16.0;
-    let diff_s = tc1.0 - tc0.0;
-    let diff_t = tc1.1 - tc0.1;
-    // (row start, step per quad in x, step per quad row in y), each as (s, t).
-    let (mut row, stx, sty) = if v[0].x.0 < v[1].x.0 {
-        if v[0].y.0 < v[1].y.0 {
-            (tc0, (2.0 * diff_s / diff_x, 0.0), (0.0, 2.0 * diff_t / diff_y))
-        } else {
-            // BL→TR: x moves T toward v1, y moves S away from v1.
-            ((tc1.0, tc0.1), (0.0, 2.0 * diff_t / diff_x), (2.0 * -diff_s / diff_y, 0.0))
-        }
-    } else if v[0].y.0 < v[1].y.0 {
-        // TR→BL
-        ((tc0.0, tc1.1), (0.0, 2.0 * -diff_t / diff_x), (2.0 * diff_s / diff_y, 0.0))
-    } else {
-        // BR→TL
-        (tc1, (2.0 * -diff_s / diff_x, 0.0), (0.0, 2.0 * -diff_t / diff_y))
-    };
-    // Move to the first sample (pixel centre of the first drawn pixel).
-    let nx = c.min_x.wrapping_sub(c.entire_x1).wrapping_add(1) as f32;
-    let ny = c.min_y.wrapping_sub(c.entire_y1).wrapping_add(1) as f32;
-    row.0 += (stx.0 / 32.0) * nx;
-    row.1 += (stx.1 / 32.0) * nx;
-    row.0 += (sty.0 / 32.0) * ny;
-    row.1 += (sty.1 / 32.0) * ny;
-    let sto4 = [0.0, 0.5 * stx.0, 0.5 * sty.0, 0.5 * stx.0 + 0.5 * sty.0];
-    let tto4 = [0.0, 0.5 * stx.1, 0.5 * sty.1, 0.5 * stx.1 + 0.5 * sty.1];
-
+    let Stepping { row, stx, sty, sto4, tto4 } = Stepping::new(v, &c);
     // `row` is advanced after each row and `st` after each quad, as PPSSPP's loops do.
     let row = std::cell::Cell::new(row);
     let st = std::cell::Cell::new(row.get());
@@ -231,6 +249,57 @@ pub fn rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMu
     );
 }
 
+/// Receives `(y, x0, coords)`: texture coordinates of pixels `x0, x0 + 1, …` of row `y`.
+pub type RowSink<'a> = dyn FnMut(i32, i32, &[(f32, f32)]) + 'a;
+
+/// [`rectangle`]'s texture coordinates row by row: `out(y, x0, coords)` for each covered
+/// row `y` of the band, with the (s, t) of pixels `x0, x0 + 1, …` in pieces of at most
+/// 64 pixels. The floats are the quad walk's: the same sums in the same order.
+pub fn rectangle_rows(v: &[ScreenVertex; 2], setup: &RasterSetup, out: &mut RowSink) {
+    const QUADS: i32 = 32;
+    let (Some(c), Some(px)) = (cover(v, setup), rectangle_pixels(v, setup)) else { return };
+    let Stepping { mut row, stx, sty, sto4, tto4 } = Stepping::new(v, &c);
+    let mut top = [(0f32, 0f32); 2 * QUADS as usize];
+    let mut bottom = top;
+    let mut first = true;
+    let mut cur_y = c.min_y as i64;
+    while cur_y < c.max_y as i64 {
+        let py = (cur_y >> 4) as i32;
+        if py > setup.band_y1 {
+            break;
+        }
+        if !first {
+            row = (row.0 + sty.0, row.1 + sty.1);
+        }
+        first = false;
+        let rows = [(px.y0..=px.y1).contains(&py), (px.y0..=px.y1).contains(&(py + 1))];
+        if rows[0] || rows[1] {
+            let mut st = row;
+            let mut x = px.x0;
+            while x <= px.x1 {
+                let n = (px.x1 - x + 1).min(2 * QUADS) as usize;
+                for k in 0..n.div_ceil(2) {
+                    for lane in 0..2 {
+                        if 2 * k + lane < n {
+                            top[2 * k + lane] = (st.0 + sto4[lane], st.1 + tto4[lane]);
+                            bottom[2 * k + lane] = (st.0 + sto4[lane + 2], st.1 + tto4[lane + 2]);
+                        }
+                    }
+                    st = (st.0 + stx.0, st.1 + stx.1);
+                }
+                if rows[0] {
+                    out(py, x, &top[..n]);
+                }
+                if rows[1] {
+                    out(py + 1, x, &bottom[..n]);
+                }
+                x += n as i32;
+            }
+        }
+        cur_y += 32;
+    }
+}
+
 /// Draw a sprite through PPSSPP's 1:1 fast path (use when [`sprite_fast_path`] says so).
 /// Coverage equals [`rectangle`]'s for whole-pixel corners; texture coordinates step one
 /// texel per pixel from the truncated start texel. They are emitted at texel centres
@@ -243,18 +312,7 @@ pub fn sprite(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&
         walk(&c, setup, base, v[1].w, || {}, |_| {}, emit);
         return;
     }
-    // [PP DrawSprite] s_start = (int)s0, direction by comparison, one step back if negative.
-    let ds: i32 = if v[1].s > v[0].s { 1 } else { -1 };
-    let dt: i32 = if v[1].t > v[0].t { 1 } else { -1 };
-    let s_start = (v[0].s as i32).wrapping_add(if ds < 0 { ds } else { 0 });
-    let t_start = (v[0].t as i32).wrapping_add(if dt < 0 { dt } else { 0 });
-    // First pixel of the sprite (v0 is the top-left corner on the fast path).
-    let (px0, py0) = (v[0].x.0 >> 4, v[0].y.0 >> 4);
-    let tex = |x: i32, y: i32| {
-        let s = s_start.wrapping_add((x - px0).wrapping_mul(ds));
-        let t = t_start.wrapping_add((y - py0).wrapping_mul(dt));
-        (s as f32 + 0.5, t as f32 + 0.5)
-    };
+    let tex = RectTexCoords::sprite(v);
     walk(
         &c,
         setup,
@@ -264,7 +322,7 @@ pub fn sprite(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&
         || {},
         |frags| {
             for f in frags.iter_mut() {
-                (f.s, f.t) = tex(f.x, f.y);
+                (f.s, f.t) = tex.at(f.x, f.y);
             }
         },
         emit,
@@ -312,6 +370,118 @@ pub fn clear_rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
         }
         y += 2;
     }
+}
+
+/// The pixels [`rectangle`] and [`sprite`] emit in this call (band included), as an
+/// inclusive pixel rectangle, `None` when nothing. The quad walk's lanes make one: in
+/// 1/16 px from the first sample, step j (a column or a row) is drawn when 16·j < span, and
+/// also when 16·j = span for the second lane of a quad (PPSSPP's ≤ on the right column and
+/// bottom row).
+pub fn rectangle_pixels(v: &[ScreenVertex; 2], setup: &RasterSetup) -> Option<ClipRect> {
+    let c = cover(v, setup)?;
+    let steps = |span: i64| {
+        if span <= 0 {
+            return 0;
+        }
+        let below = (span + 15) / 16;
+        if span % 16 == 0 && (span / 16) % 2 == 1 {
+            below + 1
+        } else {
+            below
+        }
+    };
+    let (x0, y0) = (c.min_x >> 4, c.min_y >> 4);
+    let nx = steps(c.max_x as i64 - c.min_x as i64);
+    let ny = steps(c.max_y as i64 - c.min_y as i64);
+    let r = ClipRect {
+        x0,
+        y0: y0.max(setup.band_y0),
+        x1: (x0 as i64 + nx - 1).min(i32::MAX as i64) as i32,
+        y1: (y0 as i64 + ny - 1).min(setup.band_y1 as i64) as i32,
+    };
+    (nx > 0 && !r.is_empty()).then_some(r)
+}
+
+/// The pixels [`clear_rectangle`] emits in this call, as [`rectangle_pixels`].
+pub fn clear_rectangle_pixels(v: &[ScreenVertex; 2], setup: &RasterSetup) -> Option<ClipRect> {
+    let c = cover(v, setup)?;
+    let r = ClipRect {
+        x0: c.min_x >> 4,
+        y0: (c.min_y >> 4).max(setup.band_y0),
+        x1: c.max_x.wrapping_sub(8) / 16,
+        y1: (c.max_y.wrapping_sub(8) / 16).min(setup.band_y1),
+    };
+    (!r.is_empty()).then_some(r)
+}
+
+/// The pixels [`rectangle_exact`] emits in this call, as [`rectangle_pixels`].
+pub fn rectangle_exact_pixels(v: &[ScreenVertex; 2], setup: &RasterSetup) -> Option<ClipRect> {
+    let (x0, y0, x1, y1) = (v[0].x.0, v[0].y.0, v[1].x.0, v[1].y.0);
+    let (left, right) = (x0.min(x1), x0.max(x1));
+    let (top, bottom) = (y0.min(y1), y0.max(y1));
+    let r = ClipRect {
+        x0: first_centre(left).max(setup.clip.x0),
+        x1: last_centre(right).min(setup.clip.x1),
+        y0: first_centre(top).max(setup.clip.y0).max(setup.band_y0),
+        y1: last_centre(bottom).min(setup.clip.y1).min(setup.band_y1),
+    };
+    (!r.is_empty()).then_some(r)
+}
+
+/// Texture coordinates of pixel (x, y) of a rectangle, as its quad walker gives them.
+pub enum RectTexCoords {
+    /// [`rectangle_exact`]: exact at the pixel centre.
+    Exact(TexSlopes),
+    /// [`sprite`]: whole texels from the truncated start, at texel centres.
+    Sprite { s_start: i32, t_start: i32, ds: i32, dt: i32, px0: i32, py0: i32 },
+}
+
+impl RectTexCoords {
+    /// For [`rectangle_exact`].
+    pub fn exact(v: &[ScreenVertex; 2]) -> RectTexCoords {
+        let (x0, y0, x1, y1) = (v[0].x.0, v[0].y.0, v[1].x.0, v[1].y.0);
+        let (left, right) = (x0.min(x1), x0.max(x1));
+        let (top, bottom) = (y0.min(y1), y0.max(y1));
+        RectTexCoords::Exact(TexSlopes::new(v, left, top, right - left, bottom - top))
+    }
+
+    /// For [`sprite`] [PP DrawSprite]: s_start = (int)s0, direction by comparison, one
+    /// step back if negative; v0 is the top-left corner on the fast path.
+    pub fn sprite(v: &[ScreenVertex; 2]) -> RectTexCoords {
+        let ds: i32 = if v[1].s > v[0].s { 1 } else { -1 };
+        let dt: i32 = if v[1].t > v[0].t { 1 } else { -1 };
+        RectTexCoords::Sprite {
+            s_start: (v[0].s as i32).wrapping_add(if ds < 0 { ds } else { 0 }),
+            t_start: (v[0].t as i32).wrapping_add(if dt < 0 { dt } else { 0 }),
+            ds,
+            dt,
+            px0: v[0].x.0 >> 4,
+            py0: v[0].y.0 >> 4,
+        }
+    }
+
+    /// (s, t) of pixel (x, y).
+    #[inline]
+    pub fn at(&self, x: i32, y: i32) -> (f32, f32) {
+        match *self {
+            RectTexCoords::Exact(ref t) => t.at(16 * x + 8, 16 * y + 8),
+            RectTexCoords::Sprite { s_start, t_start, ds, dt, px0, py0 } => {
+                let s = s_start.wrapping_add((x - px0).wrapping_mul(ds));
+                let t = t_start.wrapping_add((y - py0).wrapping_mul(dt));
+                (s as f32 + 0.5, t as f32 + 0.5)
+            }
+        }
+    }
+}
+
+/// First pixel whose centre 16·p + 8 is at or after `lo` (1/16 px).
+fn first_centre(lo: i32) -> i32 {
+    (lo - 8 + 15).div_euclid(16)
+}
+
+/// Last pixel whose centre 16·p + 8 is before `hi` (1/16 px).
+fn last_centre(hi: i32) -> i32 {
+    (hi - 8 - 1).div_euclid(16)
 }
 
 /// Transform-mode sprite fog: when the corners' fog factors differ by more than half a
@@ -405,13 +575,10 @@ pub fn rectangle_exact(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
     let (x0, y0, x1, y1) = (v[0].x.0, v[0].y.0, v[1].x.0, v[1].y.0);
     let (left, right) = (x0.min(x1), x0.max(x1));
     let (top, bottom) = (y0.min(y1), y0.max(y1));
-    // First and last pixel whose centre 16·p + 8 lies in [lo, hi).
-    let first = |lo: i32| (lo - 8 + 15).div_euclid(16);
-    let last = |hi: i32| (hi - 8 - 1).div_euclid(16);
-    let px0 = first(left).max(setup.clip.x0);
-    let px1 = last(right).min(setup.clip.x1);
-    let py0 = first(top).max(setup.clip.y0).max(setup.band_y0);
-    let py1 = last(bottom).min(setup.clip.y1).min(setup.band_y1);
+    let px0 = first_centre(left).max(setup.clip.x0);
+    let px1 = last_centre(right).min(setup.clip.x1);
+    let py0 = first_centre(top).max(setup.clip.y0).max(setup.band_y0);
+    let py1 = last_centre(bottom).min(setup.clip.y1).min(setup.band_y1);
     if px1 < px0 || py1 < py0 {
         return;
     }
@@ -445,7 +612,7 @@ pub fn rectangle_exact(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
 }
 
 /// Texture coordinates of a rectangle as exact functions of the sample position.
-struct TexSlopes {
+pub struct TexSlopes {
     /// (s, t) at the top-left corner (left, top).
     origin: (f64, f64),
     /// d(s, t) per 1/16 px along x and along y.

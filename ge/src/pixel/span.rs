@@ -1,0 +1,181 @@
+//! Row spans: the pixel pipeline for runs of fragments on one row that share depth and
+//! fog (rectangles are flat, ge-reference §9.3), with what is constant along the row
+//! decided once per span instead of once per fragment.
+//!
+//! * [`draw_span`]: each fragment has its own colour (textured rows); the format is matched
+//!   once and every fragment runs the plain pipeline (`draw`).
+//! * [`fill_span`]: one colour for the whole row (untextured rectangles, clears). The depth
+//!   range, alpha, fog and colour tests then give one answer for the row, and when no
+//!   per-pixel test or read-modify-write stage remains (clear mode writing colour, or
+//!   normal mode without stencil, depth test, blend or logic op) the row is a fill of at
+//!   most four words (the dither pattern) merged with the protected bits of the old word.
+//!   Otherwise every fragment runs the rest of the plain pipeline.
+//!
+//! Both equal `draw_pixel` fragment by fragment (property test in `draw::span`); the
+//! fill is what makes full-screen clears cost a memory pass rather than a pipeline pass.
+
+use super::format::FbPixel;
+use super::{
+    dither_clamp, draw, draw_clear, draw_tested, fragment_tests, Compare, PixelState, Rgb565, Rgba4444, Rgba5551,
+    Rgba8888,
+};
+use crate::tile::{FbFormat, Tile};
+
+/// Draw fragments `x0, x0 + 1, …` of row `y`, fragment i with colour `colors[i]`, all with
+/// depth `z` and fog factor `fog`: `draw_pixel` for each, in order.
+pub fn draw_span(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, z: u16, fog: u8, colors: &[[u8; 4]]) {
+    match st.fmt {
+        FbFormat::Rgb565 => draw_span_fmt::<Rgb565>(st, tile, x0, y, z, fog, colors),
+        FbFormat::Rgba5551 => draw_span_fmt::<Rgba5551>(st, tile, x0, y, z, fog, colors),
+        FbFormat::Rgba4444 => draw_span_fmt::<Rgba4444>(st, tile, x0, y, z, fog, colors),
+        FbFormat::Rgba8888 => draw_span_fmt::<Rgba8888>(st, tile, x0, y, z, fog, colors),
+    }
+}
+
+fn draw_span_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, z: u16, fog: u8, colors: &[[u8; 4]]) {
+    // Without stencil, depth test or logic op a fragment reads only its own colour word:
+    // the row is written straight through its bytes.
+    if st.clear || st.stencil || st.depth_func != Compare::Always || st.logic.is_some() || x0 < 0 {
+        for (x, &c) in (x0..).zip(colors) {
+            draw::<F>(st, tile, x, y, z, c, fog);
+        }
+        return;
+    }
+    if let Some((lo, hi)) = st.depth_range {
+        if z < lo || z > hi {
+            return;
+        }
+    }
+    let (alpha_bits, keep) =
+        if st.logic_sets_alpha { (F::STENCIL_BITS, st.write_mask) } else { (0, st.write_mask | F::STENCIL_BITS) };
+    let bpp = if F::ALL_BITS == 0xFFFF_FFFF { 4 } else { 2 };
+    for (k, run) in colors.chunks(64).enumerate() {
+        let x0 = x0 + 64 * k as i32;
+        let x1 = x0 + run.len() as i32 - 1;
+        // Bit i: fragment x0 + i passed the fragment tests and was written.
+        let mut drawn = 0u64;
+        if let Some(row) = tile.color_span_mut(x0, x1, y) {
+            for (i, (px, &c)) in row.chunks_exact_mut(bpp).zip(run).enumerate() {
+                let Some(c) = fragment_tests(st, c, fog) else { continue };
+                let old = if bpp == 4 {
+                    u32::from_le_bytes([px[0], px[1], px[2], px[3]])
+                } else {
+                    u16::from_le_bytes([px[0], px[1]]) as u32
+                };
+                let rgb = match &st.blend {
+                    Some(b) => b.apply(c, F::dst_rgba(old)),
+                    None => [c[0] as i32, c[1] as i32, c[2] as i32],
+                };
+                let x = x0 + i as i32;
+                let new = (F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits) & !keep;
+                let w = new | (old & keep);
+                if bpp == 4 {
+                    px.copy_from_slice(&w.to_le_bytes());
+                } else {
+                    px.copy_from_slice(&(w as u16).to_le_bytes());
+                }
+                drawn |= 1 << i;
+            }
+        }
+        if !st.depth_write {
+            continue;
+        }
+        // Fragments outside the colour buffer still write depth (separate buffers).
+        if let Some(row) = tile.depth_span_mut(x0, x1, y) {
+            for (i, (d, &c)) in row.chunks_exact_mut(2).zip(run).enumerate() {
+                if drawn & (1 << i) != 0 || fragment_tests(st, c, fog).is_some() {
+                    d.copy_from_slice(&z.to_le_bytes());
+                }
+            }
+        }
+    }
+}
+
+/// Draw fragments `x0..=x1` of row `y`, all with colour `color`, depth `z` and fog factor
+/// `fog`: `draw_pixel` for each.
+#[allow(clippy::too_many_arguments)]
+pub fn fill_span(st: &PixelState, tile: &mut Tile, x0: i32, x1: i32, y: i32, z: u16, fog: u8, color: [u8; 4]) {
+    match st.fmt {
+        FbFormat::Rgb565 => fill_span_fmt::<Rgb565>(st, tile, x0, x1, y, z, fog, color),
+        FbFormat::Rgba5551 => fill_span_fmt::<Rgba5551>(st, tile, x0, x1, y, z, fog, color),
+        FbFormat::Rgba4444 => fill_span_fmt::<Rgba4444>(st, tile, x0, x1, y, z, fog, color),
+        FbFormat::Rgba8888 => fill_span_fmt::<Rgba8888>(st, tile, x0, x1, y, z, fog, color),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fill_span_fmt<F: FbPixel>(
+    st: &PixelState,
+    tile: &mut Tile,
+    x0: i32,
+    x1: i32,
+    y: i32,
+    z: u16,
+    fog: u8,
+    color: [u8; 4],
+) {
+    // Negative x is outside every tile (`Tile::color_offset`).
+    let x0 = x0.max(0);
+    if x1 < x0 {
+        return;
+    }
+    if let Some((lo, hi)) = st.depth_range {
+        if z < lo || z > hi {
+            return;
+        }
+    }
+    // (colour after the fragment stages, alpha/stencil bits written, depth written)
+    let (c, alpha_bits, keep, write_depth) = if st.clear {
+        if !st.clear_color {
+            // Stencil-only (or depth-only) clears: the plain clear pipeline.
+            for x in x0..=x1 {
+                draw_clear::<F>(st, tile, x, y, z, color);
+            }
+            return;
+        }
+        if st.clear_stencil {
+            (color, F::pack_stencil(color[3]), st.write_mask, st.clear_depth)
+        } else {
+            (color, 0, st.write_mask | F::STENCIL_BITS, st.clear_depth)
+        }
+    } else {
+        let Some(c) = fragment_tests(st, color, fog) else { return };
+        if st.stencil || st.depth_func != Compare::Always || st.blend.is_some() || st.logic.is_some() {
+            for x in x0..=x1 {
+                draw_tested::<F>(st, tile, x, y, z, c);
+            }
+            return;
+        }
+        if st.logic_sets_alpha {
+            (c, F::STENCIL_BITS, st.write_mask, st.depth_write)
+        } else {
+            (c, 0, st.write_mask | F::STENCIL_BITS, st.depth_write)
+        }
+    };
+    if write_depth {
+        if let Some(row) = tile.depth_span_mut(x0, x1, y) {
+            for d in row.chunks_exact_mut(2) {
+                d.copy_from_slice(&z.to_le_bytes());
+            }
+        }
+    }
+    let rgb = [c[0] as i32, c[1] as i32, c[2] as i32];
+    // One word per x & 3 (the dither column); `x0 & 3` first.
+    let words: [u32; 4] = std::array::from_fn(|i| {
+        let x = x0 + i as i32;
+        let w = F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits;
+        w & !keep
+    });
+    let Some(row) = tile.color_span_mut(x0, x1, y) else { return };
+    if F::ALL_BITS == 0xFFFF_FFFF {
+        for (i, px) in row.chunks_exact_mut(4).enumerate() {
+            let old = if keep == 0 { 0 } else { u32::from_le_bytes([px[0], px[1], px[2], px[3]]) };
+            px.copy_from_slice(&(words[i & 3] | (old & keep)).to_le_bytes());
+        }
+    } else {
+        for (i, px) in row.chunks_exact_mut(2).enumerate() {
+            let old = if keep == 0 { 0 } else { u16::from_le_bytes([px[0], px[1]]) as u32 };
+            px.copy_from_slice(&((words[i & 3] | (old & keep)) as u16).to_le_bytes());
+        }
+    }
+}
