@@ -82,16 +82,17 @@ impl Window {
 
     /// Map each pixel's little-endian value through `f` to `N` bytes (1 grey, 3 RGB, 4 RGBA).
     fn plane<const N: usize>(&self, f: impl Fn(u32) -> [u8; N]) -> Plane {
-        let mut data = Vec::with_capacity(self.bytes.len() / self.bpp as usize * N);
+        // Output written through fixed-size chunks (no per-pixel capacity checks).
+        let mut data = vec![0u8; self.bytes.len() / self.bpp as usize * N];
         match self.bpp {
             4 => {
-                for p in self.bytes.chunks_exact(4) {
-                    data.extend_from_slice(&f(u32::from_le_bytes([p[0], p[1], p[2], p[3]])));
+                for (o, p) in data.chunks_exact_mut(N).zip(self.bytes.chunks_exact(4)) {
+                    o.copy_from_slice(&f(u32::from_le_bytes([p[0], p[1], p[2], p[3]])));
                 }
             }
             _ => {
-                for p in self.bytes.chunks_exact(2) {
-                    data.extend_from_slice(&f(u32::from(u16::from_le_bytes([p[0], p[1]]))));
+                for (o, p) in data.chunks_exact_mut(N).zip(self.bytes.chunks_exact(2)) {
+                    o.copy_from_slice(&f(u32::from(u16::from_le_bytes([p[0], p[1]]))));
                 }
             }
         }

@@ -19,7 +19,6 @@ use ge::dump::{replay_steps, Dump, RecordKind, Step};
 use ge::state::GeState;
 use ge::Ge;
 use serde::Serialize;
-use serde_json::Value;
 use std::ops::ControlFlow;
 use std::sync::{mpsc, Arc, Mutex};
 use thiserror::Error;
@@ -151,7 +150,6 @@ pub fn count_draws(dump: &Dump) -> u32 {
 struct RawKey {
     draw: u32,
     command: String,
-    state: Value,
     /// (picture name, job) in page order: thumbnail, colour, depth, stencil, texture, CLUT.
     slots: Vec<(&'static str, usize)>,
 }
@@ -250,23 +248,48 @@ fn run_job((kind, snap): &Job) -> Result<Vec<Picture>, ReportError> {
     })
 }
 
+/// Work for the encoding threads: a job's pictures, or a keyframe's state (the draw word
+/// and the state after the previous draw and at this one) as text and JSON.
+enum Work {
+    Pictures(usize, Job),
+    State(usize, Box<(Step, GeState, GeState)>),
+}
+
+/// What a [`Work`] item made.
+enum Done {
+    Pictures(usize, Result<Vec<Picture>, ReportError>),
+    /// Keyframe number, state as text, as JSON.
+    State(usize, String, String),
+}
+
+fn run(work: Work) -> Done {
+    match work {
+        Work::Pictures(i, job) => Done::Pictures(i, run_job(&job)),
+        Work::State(k, b) => {
+            let (step, prev, cur) = *b;
+            let st = state::draw_state_without_vertices(&cur, &step, Some(&prev));
+            Done::State(k, state::to_text(&st), serde_json::to_string(&st).unwrap_or_default())
+        }
+    }
+}
+
 /// Encodes jobs on a second thread while the replay runs (the replay leaves most of a
 /// second core idle); once the replay ends, the replaying thread joins in until the queue
 /// is empty. Results are placed by job number, so the page does not depend on which
 /// thread encoded what.
 struct Encoder {
-    queue: Mutex<mpsc::Receiver<(usize, Job)>>,
+    queue: Mutex<mpsc::Receiver<Work>>,
 }
 
 impl Encoder {
     /// Take jobs until the sending side is dropped and the queue is empty.
-    fn drain(&self) -> Vec<(usize, Result<Vec<Picture>, ReportError>)> {
+    fn drain(&self) -> Vec<Done> {
         let mut out = Vec::new();
         loop {
-            // The lock is held only while waiting for the next job, not while encoding.
+            // The lock is held only while waiting for the next item, not while working.
             let next = self.queue.lock().map_err(|_| ()).and_then(|q| q.recv().map_err(|_| ()));
             match next {
-                Ok((i, job)) => out.push((i, run_job(&job))),
+                Ok(work) => out.push(run(work)),
                 Err(()) => return out,
             }
         }
@@ -293,9 +316,9 @@ pub fn build(
     let encoder = Encoder { queue: Mutex::new(rx) };
     let (stepped, final_img, done) = std::thread::scope(|scope| {
         let helper = scope.spawn(|| encoder.drain());
+        // The receiver lives until both drains return; a send cannot fail before.
         let mut send = |i: usize, job: Job| {
-            // The receiver lives until both drains return; a send cannot fail before.
-            let _ = tx.send((i, job));
+            let _ = tx.send(Work::Pictures(i, job));
         };
         let stepped = replay_steps(dump, &mut ge, &mut |ge: &mut Ge, s: &Step| {
             let Some(n) = s.draw else { return ControlFlow::Continue(()) };
@@ -309,9 +332,9 @@ pub fn build(
             });
             if key {
                 ge.flush();
-                let state = state::draw_state_without_vertices(ge, s, Some(&prev));
+                let _ = tx.send(Work::State(raw.len(), Box::new((*s, prev.clone(), ge.state.clone()))));
                 let slots = planner.add(capture::Snapshot::take_with(ge, &mut memo), &mut send);
-                raw.push(RawKey { draw: n, command: ge::cmd::disassemble(s.word), state, slots });
+                raw.push(RawKey { draw: n, command: ge::cmd::disassemble(s.word), slots });
             }
             prev.clone_from(&ge.state);
             if n % 64 == 0 || n == total {
@@ -329,24 +352,22 @@ pub fn build(
     let stepped = stepped.map_err(DebugError::from)?;
     let final_frame = final_img.ok_or_else(|| ReportError::Png("final frame missing".into()))??;
     let mut pictures: Vec<Vec<Picture>> = vec![Vec::new(); planner.jobs];
-    for (i, p) in done {
-        pictures[i] = p?;
+    let mut states = vec![(String::new(), String::new()); raw.len()];
+    for d in done {
+        match d {
+            Done::Pictures(i, p) => pictures[i] = p?,
+            Done::State(k, text, json) => states[k] = (text, json),
+        }
     }
     let replay_ms = t0.elapsed().as_secs_f64() * 1e3;
     let pick = |job: usize, name: &str| pictures[job].iter().find(|p| p.name == name).cloned();
     let keyframes = raw
         .into_iter()
-        .map(|k| {
+        .zip(states)
+        .map(|(k, (state_text, state_json))| {
             let mut pics = k.slots.iter().filter_map(|&(name, job)| pick(job, name));
             let thumb = pics.next().ok_or_else(|| ReportError::Png("thumbnail missing".into()))?;
-            Ok(Keyframe {
-                draw: k.draw,
-                command: k.command,
-                thumb,
-                pictures: pics.collect(),
-                state_text: state::to_text(&k.state),
-                state_json: serde_json::to_string(&k.state).unwrap_or_default(),
-            })
+            Ok(Keyframe { draw: k.draw, command: k.command, thumb, pictures: pics.collect(), state_text, state_json })
         })
         .collect::<Result<Vec<_>, ReportError>>()?;
     let encode_ms = t0.elapsed().as_secs_f64() * 1e3 - replay_ms;

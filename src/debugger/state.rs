@@ -261,8 +261,7 @@ pub fn draw_state(ge: &Ge, step: &Step, prev: Option<&GeState>) -> Value {
 
 /// [`draw_state`] without decoding the vertices (`vertices` holds the format and count):
 /// what the report keeps per keyframe.
-pub fn draw_state_without_vertices(ge: &Ge, step: &Step, prev: Option<&GeState>) -> Value {
-    let st = &ge.state;
+pub fn draw_state_without_vertices(st: &GeState, step: &Step, prev: Option<&GeState>) -> Value {
     let power_on = GeState::default();
     let layout = VertexLayout::new(st.regs.arg(op::VERTEXTYPE));
     json!({
