@@ -18,6 +18,7 @@ use ge::display::Image;
 use ge::dump::{replay_steps, Dump, RecordKind, Step};
 use ge::state::GeState;
 use ge::Ge;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::ops::ControlFlow;
 use std::sync::{mpsc, Arc, Mutex};
@@ -154,16 +155,51 @@ struct RawKey {
     slots: Vec<(&'static str, usize)>,
 }
 
-fn short_changes(prev: &GeState, cur: &GeState) -> Vec<String> {
-    let mut out: Vec<String> = state::changed_registers(prev, cur)
-        .filter(|&c| !matches!(c, op::PRIM | op::BEZIER | op::SPLINE))
-        .map(|c| format!("{} {}", ge::cmd::name(c), ge::cmd::format_arg(c, cur.regs.arg(c))))
-        .collect();
-    out.extend(state::changed_matrices(prev, cur).into_iter().map(|m| format!("{m} matrix")));
-    if prev.clut != cur.clut {
-        out.push("CLUT cache".to_string());
+/// A draw as the replay saw it; made into a [`DrawRow`] after the replay, in parallel
+/// (disassembling and formatting every draw on the replaying thread cost more than the
+/// replay's own control work on long dumps).
+struct RawRow {
+    draw: u32,
+    word: u32,
+    src: Option<u32>,
+    /// Registers that changed since the previous draw, with their new arguments.
+    regs: Vec<(u8, u32)>,
+    matrices: Vec<&'static str>,
+    clut: bool,
+    keyframe: bool,
+}
+
+impl RawRow {
+    fn new(s: &Step, draw: u32, prev: &GeState, cur: &GeState, keyframe: bool) -> RawRow {
+        RawRow {
+            draw,
+            word: s.word,
+            src: s.src,
+            regs: state::changed_registers(prev, cur)
+                .filter(|&c| !matches!(c, op::PRIM | op::BEZIER | op::SPLINE))
+                .map(|c| (c, cur.regs.arg(c)))
+                .collect(),
+            matrices: state::changed_matrices(prev, cur),
+            clut: prev.clut != cur.clut,
+            keyframe,
+        }
     }
-    out
+
+    fn row(&self) -> DrawRow {
+        let mut changes: Vec<String> =
+            self.regs.iter().map(|&(c, v)| format!("{} {}", ge::cmd::name(c), ge::cmd::format_arg(c, v))).collect();
+        changes.extend(self.matrices.iter().map(|m| format!("{m} matrix")));
+        if self.clut {
+            changes.push("CLUT cache".to_string());
+        }
+        DrawRow {
+            draw: self.draw,
+            command: ge::cmd::disassemble(self.word),
+            offset: self.src.map(|o| format!("0x{o:x}")).unwrap_or_default(),
+            changes,
+            keyframe: self.keyframe,
+        }
+    }
 }
 
 /// One picture (or two: colour and its thumbnail) to convert and encode.
@@ -308,14 +344,16 @@ pub fn build(
     let stride = total.div_ceil(MAX_KEYFRAMES).max(1);
     let mut ge = Ge::with_model(model);
     let mut raw: Vec<RawKey> = Vec::new();
-    let mut rows: Vec<DrawRow> = Vec::new();
+    let mut rows: Vec<RawRow> = Vec::new();
     let mut prev = GeState::default();
     let mut memo = capture::TextureMemo::default();
     let mut planner = Planner::default();
     let (tx, rx) = mpsc::channel();
     let encoder = Encoder { queue: Mutex::new(rx) };
-    let (stepped, final_img, done) = std::thread::scope(|scope| {
+    let (stepped, final_img, done, rows, listing) = std::thread::scope(|scope| {
         let helper = scope.spawn(|| encoder.drain());
+        // The disassembly needs only the dump: made beside the replay.
+        let listing = scope.spawn(|| disassembly(dump));
         // The receiver lives until both drains return; a send cannot fail before.
         let mut send = |i: usize, job: Job| {
             let _ = tx.send(Work::Pictures(i, job));
@@ -323,13 +361,7 @@ pub fn build(
         let stepped = replay_steps(dump, &mut ge, &mut |ge: &mut Ge, s: &Step| {
             let Some(n) = s.draw else { return ControlFlow::Continue(()) };
             let key = n % stride == 0 || n == total;
-            rows.push(DrawRow {
-                draw: n,
-                command: ge::cmd::disassemble(s.word),
-                offset: s.src.map(|o| format!("0x{o:x}")).unwrap_or_default(),
-                changes: short_changes(&prev, &ge.state),
-                keyframe: key,
-            });
+            rows.push(RawRow::new(s, n, &prev, &ge.state, key));
             if key {
                 ge.flush();
                 let _ = tx.send(Work::State(raw.len(), Box::new((*s, prev.clone(), ge.state.clone()))));
@@ -345,10 +377,12 @@ pub fn build(
         drop(tx);
         let final_img = stepped.as_ref().ok().map(|st| Plane::from_image(&st.display.capture(&ge.mem)));
         let final_pic = final_img.as_ref().map(|p| picture("final", p));
+        let rows: Vec<DrawRow> = rows.par_iter().map(RawRow::row).collect();
         let mut done = encoder.drain();
         done.extend(helper.join().unwrap_or_default());
-        (stepped, final_pic, done)
+        (stepped, final_pic, done, rows, listing.join())
     });
+    let (disasm, disasm_cut) = listing.map_err(|_| ReportError::Png("disassembly thread panicked".into()))?;
     let stepped = stepped.map_err(DebugError::from)?;
     let final_frame = final_img.ok_or_else(|| ReportError::Png("final frame missing".into()))??;
     let mut pictures: Vec<Vec<Picture>> = vec![Vec::new(); planner.jobs];
@@ -370,12 +404,9 @@ pub fn build(
             Ok(Keyframe { draw: k.draw, command: k.command, thumb, pictures: pics.collect(), state_text, state_json })
         })
         .collect::<Result<Vec<_>, ReportError>>()?;
-    let encode_ms = t0.elapsed().as_secs_f64() * 1e3 - replay_ms;
-    let (disasm, disasm_cut) = disassembly(dump);
     tracing::info!(
         replay_and_encode_ms = replay_ms,
-        assemble_ms = encode_ms,
-        disasm_ms = t0.elapsed().as_secs_f64() * 1e3 - replay_ms - encode_ms,
+        assemble_ms = t0.elapsed().as_secs_f64() * 1e3 - replay_ms,
         "report built"
     );
     Ok(Report {
@@ -439,27 +470,34 @@ pub fn to_html(report: &Report) -> Result<String, ReportError> {
 pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), ReportError> {
     use minijinja::HtmlEscape as E;
     use std::fmt::Write as _;
-    let mut rows = String::with_capacity(report.rows.len() * 80);
-    for row in &report.rows {
-        let key = if row.keyframe { " class=\"key\"" } else { "" };
-        let _ =
-            write!(rows, "\n<tr{key}><td>{}</td><td>{}</td><td>{}</td><td>", row.draw, E(&row.command), E(&row.offset));
-        for (i, c) in row.changes.iter().enumerate() {
-            let _ = write!(rows, "{}{}", if i == 0 { "" } else { ", " }, E(c));
+    let rows = || {
+        let mut rows = String::with_capacity(report.rows.len() * 80);
+        for row in &report.rows {
+            let key = if row.keyframe { " class=\"key\"" } else { "" };
+            let (cmd, off) = (E(&row.command), E(&row.offset));
+            let _ = write!(rows, "\n<tr{key}><td>{}</td><td>{cmd}</td><td>{off}</td><td>", row.draw);
+            for (i, c) in row.changes.iter().enumerate() {
+                let _ = write!(rows, "{}{}", if i == 0 { "" } else { ", " }, E(c));
+            }
+            rows.push_str("</td></tr>");
         }
-        rows.push_str("</td></tr>");
-    }
-    let mut disasm = String::with_capacity(report.disasm.len() * 48);
-    for l in &report.disasm {
-        let _ = match l.draw {
-            Some(d) => write!(
-                disasm,
-                "\n<span class=\"drawline\" id=\"cmd-draw-{d}\">{}   \u{25c0} draw {d}</span>",
-                E(&l.text)
-            ),
-            None => write!(disasm, "\n{}", E(&l.text)),
-        };
-    }
+        rows
+    };
+    let disasm = || {
+        let mut disasm = String::with_capacity(report.disasm.len() * 48);
+        for l in &report.disasm {
+            let _ = match l.draw {
+                Some(d) => write!(
+                    disasm,
+                    "\n<span class=\"drawline\" id=\"cmd-draw-{d}\">{}   \u{25c0} draw {d}</span>",
+                    E(&l.text)
+                ),
+                None => write!(disasm, "\n{}", E(&l.text)),
+            };
+        }
+        disasm
+    };
+    let (rows, disasm) = rayon::join(rows, disasm);
     let mut env = minijinja::Environment::new();
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     env.add_template("report.html", TEMPLATE)?;
