@@ -67,14 +67,18 @@ impl Window {
     fn read(ge: &Ge, addr: u32, stride: u32, bpp: u32) -> Window {
         let width = shown_width(stride);
         let row = (width * bpp) as usize;
-        let mut bytes = vec![0u8; row * BUFFER_ROWS as usize];
-        for (y, out) in bytes.chunks_exact_mut(row).enumerate() {
-            let a = addr.wrapping_add((y as u32).wrapping_mul(stride).wrapping_mul(bpp));
+        let mut bytes = Vec::with_capacity(row * BUFFER_ROWS as usize);
+        for y in 0..BUFFER_ROWS {
+            let a = addr.wrapping_add(y.wrapping_mul(stride).wrapping_mul(bpp));
             // A row inside one region is one copy; only rows crossing a mirror edge or
             // unmapped memory go byte by byte.
             match ge.mem.slice(a, row as u32) {
-                Ok(src) => out.copy_from_slice(src),
-                Err(_) => ge.mem.read_wrapping(a, out),
+                Ok(src) => bytes.extend_from_slice(src),
+                Err(_) => {
+                    let at = bytes.len();
+                    bytes.resize(at + row, 0);
+                    ge.mem.read_wrapping(a, &mut bytes[at..]);
+                }
             }
         }
         Window { width, bpp, bytes }
@@ -410,11 +414,19 @@ pub fn thumbnail(p: &Plane, max_w: u32) -> Plane {
     let last = (pw - 1) * n;
     let mut data = Vec::with_capacity(w * h * n);
     let mut cols = vec![0u32; pw * n];
+    let mut part = vec![0u16; pw * n];
     for y in 0..h {
         cols.fill(0);
-        for dy in 0..k {
-            let sy = (y * k + dy).min(ph - 1);
-            for (c, v) in cols.iter_mut().zip(&p.data[sy * pw * n..(sy + 1) * pw * n]) {
+        // 16-bit partial sums of up to 257 rows (257 × 255 < 2^16) vectorise well.
+        for first in (0..k).step_by(257) {
+            part.fill(0);
+            for dy in first..(first + 257).min(k) {
+                let sy = (y * k + dy).min(ph - 1);
+                for (c, v) in part.iter_mut().zip(&p.data[sy * pw * n..(sy + 1) * pw * n]) {
+                    *c += u16::from(*v);
+                }
+            }
+            for (c, v) in cols.iter_mut().zip(&part) {
                 *c += u32::from(*v);
             }
         }

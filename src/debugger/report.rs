@@ -115,7 +115,8 @@ pub fn png_fast(p: &Plane) -> Result<Vec<u8>, ReportError> {
         3 => png::ColorType::Rgb,
         _ => png::ColorType::Rgba,
     };
-    let mut out = Vec::new();
+    // Room for a poorly compressible picture up front: no copies while the output grows.
+    let mut out = Vec::with_capacity(p.data.len() * 3 / 4 + 1024);
     {
         let mut enc = png::Encoder::new(&mut out, p.width, p.height);
         enc.set_color(colour);
