@@ -12,6 +12,10 @@ pub struct Args {
     /// Frame dump: .ppdmp, or .zip holding one.
     pub a: PathBuf,
     /// A second dump, or a reference image (.png/.bmp). Omit with --models.
+    ///
+    /// Against a reference image the first differing draw is the earliest draw that last
+    /// changed a pixel still differing at the end. Changes are seen after each draw, so
+    /// memory uploaded or transferred between two draws is blamed on the next draw.
     #[arg(required_unless_present = "models")]
     pub b: Option<PathBuf>,
     /// Compare A under two GE models, e.g. `hardware,ppsspp`.

@@ -32,13 +32,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.dump.display()))?;
     bar.finish_and_clear();
     let t = std::time::Instant::now();
-    let html = report::to_html(&r)?;
-    tracing::info!(template_ms = t.elapsed().as_secs_f64() * 1e3, "report rendered");
-    psprender::output::write(&args.output, html.as_bytes())?;
+    let mut failed = None;
+    let written = psprender::output::write_with(&args.output, |w| {
+        report::write_html(&r, w).map_err(|e| {
+            let io = std::io::Error::other(e.to_string());
+            failed = Some(e);
+            io
+        })
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    written?;
+    tracing::info!(template_ms = t.elapsed().as_secs_f64() * 1e3, "report rendered and written");
+    let bytes = std::fs::metadata(&args.output).map(|m| m.len()).unwrap_or(0);
     println!(
         "wrote {} ({} bytes, {} draws, {} keyframes) in {:.1} ms",
         args.output.display(),
-        html.len(),
+        bytes,
         r.draws,
         r.keyframes.len(),
         start.elapsed().as_secs_f64() * 1e3

@@ -11,6 +11,7 @@ use ge::display::{expand16, Image};
 use ge::draw::fb_target;
 use ge::tile::FbFormat;
 use ge::Ge;
+use std::sync::Arc;
 
 /// Rows shown of each buffer: the PSP screen height.
 pub const BUFFER_ROWS: u32 = 272;
@@ -55,7 +56,7 @@ fn shown_width(stride: u32) -> u32 {
 /// `stride` pixels per row, read like the display capture (rows run on through the VRAM
 /// mirrors). A plain copy, cheap enough to take at every report keyframe; the pictures are
 /// made later ([`Snapshot::buffers`]), in parallel.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Window {
     width: u32,
     bpp: u32,
@@ -66,31 +67,93 @@ impl Window {
     fn read(ge: &Ge, addr: u32, stride: u32, bpp: u32) -> Window {
         let width = shown_width(stride);
         let row = (width * bpp) as usize;
-        let mut bytes = vec![0u8; row * BUFFER_ROWS as usize];
-        for (y, out) in bytes.chunks_exact_mut(row).enumerate() {
-            let a = addr.wrapping_add((y as u32).wrapping_mul(stride).wrapping_mul(bpp));
+        let mut bytes = Vec::with_capacity(row * BUFFER_ROWS as usize);
+        for y in 0..BUFFER_ROWS {
+            let a = addr.wrapping_add(y.wrapping_mul(stride).wrapping_mul(bpp));
             // A row inside one region is one copy; only rows crossing a mirror edge or
             // unmapped memory go byte by byte.
             match ge.mem.slice(a, row as u32) {
-                Ok(src) => out.copy_from_slice(src),
-                Err(_) => ge.mem.read_wrapping(a, out),
+                Ok(src) => bytes.extend_from_slice(src),
+                Err(_) => {
+                    let at = bytes.len();
+                    bytes.resize(at + row, 0);
+                    ge.mem.read_wrapping(a, &mut bytes[at..]);
+                }
             }
         }
         Window { width, bpp, bytes }
     }
 
-    /// Map each pixel's little-endian value through `f`.
-    fn picture(&self, f: impl Fn(u32) -> [u8; 4]) -> Image {
-        let mut rgba = Vec::with_capacity(self.bytes.len() / self.bpp as usize * 4);
-        for p in self.bytes.chunks_exact(self.bpp as usize) {
-            let v = match p {
-                [a, b, c, d] => u32::from_le_bytes([*a, *b, *c, *d]),
-                [a, b] => u32::from(u16::from_le_bytes([*a, *b])),
-                _ => 0,
-            };
-            rgba.extend_from_slice(&f(v));
+    /// Map each pixel's little-endian value through `f` to `N` bytes (1 grey, 3 RGB, 4 RGBA).
+    fn plane<const N: usize>(&self, f: impl Fn(u32) -> [u8; N]) -> Plane {
+        // Output written through fixed-size chunks (no per-pixel capacity checks).
+        let mut data = vec![0u8; self.bytes.len() / self.bpp as usize * N];
+        match self.bpp {
+            4 => {
+                for (o, p) in data.chunks_exact_mut(N).zip(self.bytes.chunks_exact(4)) {
+                    o.copy_from_slice(&f(u32::from_le_bytes([p[0], p[1], p[2], p[3]])));
+                }
+            }
+            _ => {
+                for (o, p) in data.chunks_exact_mut(N).zip(self.bytes.chunks_exact(2)) {
+                    o.copy_from_slice(&f(u32::from(u16::from_le_bytes([p[0], p[1]]))));
+                }
+            }
         }
-        Image { width: self.width, height: BUFFER_ROWS, rgba }
+        Plane { width: self.width, height: BUFFER_ROWS, channels: N as u8, data }
+    }
+}
+
+/// A picture in 1 (grey), 3 (RGB) or 4 (RGBA) bytes per pixel, top row first: the report
+/// encodes these without widening every buffer to RGBA first (a grey ramp is a quarter of
+/// the bytes to convert and compress).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plane {
+    pub width: u32,
+    pub height: u32,
+    pub channels: u8,
+    pub data: Vec<u8>,
+}
+
+impl Plane {
+    /// The same pixels as RGBA (grey to R = G = B, missing alpha opaque).
+    pub fn to_image(&self) -> Image {
+        let n = self.channels as usize;
+        let mut rgba = Vec::with_capacity(self.data.len() / n.max(1) * 4);
+        for p in self.data.chunks_exact(n.max(1)) {
+            rgba.extend_from_slice(&match *p {
+                [g] => [g, g, g, 255],
+                [r, g, b] => [r, g, b, 255],
+                [r, g, b, a] => [r, g, b, a],
+                _ => [0, 0, 0, 255],
+            });
+        }
+        Image { width: self.width, height: self.height, rgba }
+    }
+
+    /// An RGB plane whose pixels are all grey (R = G = B; a cleared buffer) as one channel.
+    pub fn grey_if_possible(self) -> Plane {
+        if self.channels != 3 || !self.data.chunks_exact(3).all(|p| p[0] == p[1] && p[1] == p[2]) {
+            return self;
+        }
+        let data = self.data.chunks_exact(3).map(|p| p[0]).collect();
+        Plane { channels: 1, data, ..self }
+    }
+
+    /// `img` in the fewest channels that hold it exactly: grey when opaque with R = G = B,
+    /// RGB when opaque, else RGBA.
+    pub fn from_image(img: &Image) -> Plane {
+        let px = || img.rgba.chunks_exact(4);
+        let opaque = px().all(|p| p[3] == 255);
+        let grey = opaque && px().all(|p| p[0] == p[1] && p[1] == p[2]);
+        let (channels, data) = if grey {
+            (1, px().map(|p| p[0]).collect())
+        } else if opaque {
+            (3, px().flat_map(|p| [p[0], p[1], p[2]]).collect())
+        } else {
+            (4, img.rgba.clone())
+        };
+        Plane { width: img.width, height: img.height, channels, data }
     }
 }
 
@@ -100,7 +163,7 @@ pub struct Snapshot {
     fmt: FbFormat,
     colour: Window,
     depth: Window,
-    texture: Option<Image>,
+    texture: Option<Arc<Image>>,
     clut: Option<Image>,
 }
 
@@ -108,53 +171,83 @@ impl Snapshot {
     /// Copy the render target and depth buffer the registers select, and decode the bound
     /// texture and CLUT.
     pub fn take(ge: &Ge) -> Snapshot {
+        Snapshot::take_with(ge, &mut TextureMemo::default())
+    }
+
+    /// [`Snapshot::take`], decoding the texture only when `memo` has not seen the same
+    /// texture before (the same `Arc` is then shared).
+    pub fn take_with(ge: &Ge, memo: &mut TextureMemo) -> Snapshot {
         let t = fb_target(&ge.state.regs);
         Snapshot {
             fmt: t.fmt,
             colour: Window::read(ge, t.color_addr, t.stride, t.fmt.bpp()),
             depth: Window::read(ge, t.depth_addr, t.zstride, 2),
-            texture: texture(ge),
+            texture: memo.texture(ge),
             clut: clut(ge),
         }
     }
 
-    /// The colour buffer, alpha forced opaque (the display ignores it; the stencil picture
-    /// shows it).
-    pub fn colour(&self) -> Image {
-        let fmt = self.fmt as u32;
-        self.colour.picture(|v| {
-            let [r, g, b] = if fmt == 3 { [v as u8, (v >> 8) as u8, (v >> 16) as u8] } else { expand16(v as u16, fmt) };
-            [r, g, b, 255]
-        })
+    /// The bound texture, as [`texture`] decodes it (shared between snapshots of a memo).
+    pub fn texture(&self) -> Option<&Arc<Image>> {
+        self.texture.as_ref()
+    }
+
+    /// The CLUT swatch, as [`clut`] draws it.
+    pub fn clut(&self) -> Option<&Image> {
+        self.clut.as_ref()
+    }
+
+    /// The colour, depth and stencil windows of both snapshots hold the same bytes in the
+    /// same format, so their pictures are equal.
+    pub fn same_colour(&self, other: &Snapshot) -> bool {
+        self.fmt == other.fmt && self.colour == other.colour
+    }
+
+    /// The depth windows hold the same bytes.
+    pub fn same_depth(&self, other: &Snapshot) -> bool {
+        self.depth == other.depth
+    }
+
+    /// The colour buffer as RGB (the display ignores alpha; the stencil picture shows it).
+    pub fn colour_plane(&self) -> Plane {
+        // One loop per format, so the format is not tested per pixel.
+        match self.fmt {
+            FbFormat::Rgba8888 => self.colour.plane(|v| [v as u8, (v >> 8) as u8, (v >> 16) as u8]),
+            FbFormat::Rgb565 => self.colour.plane(|v| expand16(v as u16, FbFormat::Rgb565 as u32)),
+            FbFormat::Rgba5551 => self.colour.plane(|v| expand16(v as u16, FbFormat::Rgba5551 as u32)),
+            FbFormat::Rgba4444 => self.colour.plane(|v| expand16(v as u16, FbFormat::Rgba4444 as u32)),
+        }
     }
 
     /// The 16-bit depth buffer as a grey ramp: grey = depth >> 8 (0 black, 65535 white).
-    pub fn depth(&self) -> Image {
-        self.depth.picture(|z| {
-            let g = (z >> 8) as u8;
-            [g, g, g, 255]
-        })
+    pub fn depth_plane(&self) -> Plane {
+        self.depth.plane(|z| [(z >> 8) as u8])
     }
 
     /// The stencil bits (the colour buffer's alpha bits, ge-reference.md §14) scaled to a
     /// grey ramp: 8888 as is, 4444 ×17, 5551 0 or 255; 565 has none (black).
+    pub fn stencil_plane(&self) -> Plane {
+        match self.fmt {
+            FbFormat::Rgba8888 => self.colour.plane(|v| [(v >> 24) as u8]),
+            FbFormat::Rgba4444 => self.colour.plane(|v| [((v >> 12) & 0xF) as u8 * 17]),
+            FbFormat::Rgba5551 => self.colour.plane(|v| [if v & 0x8000 != 0 { 255 } else { 0 }]),
+            FbFormat::Rgb565 => self.colour.plane(|_| [0]),
+        }
+    }
+
+    /// [`Snapshot::colour_plane`] as RGBA.
+    pub fn colour(&self) -> Image {
+        self.colour_plane().to_image()
+    }
+
+    /// [`Snapshot::depth_plane`] as RGBA.
+    pub fn depth(&self) -> Image {
+        self.depth_plane().to_image()
+    }
+
+    /// [`Snapshot::stencil_plane`] as RGBA.
     pub fn stencil(&self) -> Image {
-        let f = self.fmt;
-        self.colour.picture(|v| {
-            let g = match f {
-                FbFormat::Rgba8888 => (v >> 24) as u8,
-                FbFormat::Rgba4444 => ((v >> 12) & 0xF) as u8 * 17,
-                FbFormat::Rgba5551 => {
-                    if v & 0x8000 != 0 {
-                        255
-                    } else {
-                        0
-                    }
-                }
-                FbFormat::Rgb565 => 0,
-            };
-            [g, g, g, 255]
-        })
+        self.stencil_plane().to_image()
     }
 
     /// Every picture.
@@ -163,9 +256,70 @@ impl Snapshot {
             colour: self.colour(),
             depth: self.depth(),
             stencil: self.stencil(),
-            texture: self.texture,
+            texture: self.texture.map(Arc::unwrap_or_clone),
             clut: self.clut,
         }
+    }
+}
+
+/// Level-0 textures already decoded in one replay, keyed by everything the decode reads:
+/// the registers [`ge::texture::TextureState::decode`] takes level 0's layout, format and
+/// CLUT indexing from, the decoded palette, and the bytes in memory the level can address.
+/// A report's keyframes often show the same texture; a key is a copy of those bytes (a few
+/// hundred KiB at most for a 512×512 level), far cheaper than decoding it again.
+#[derive(Default)]
+pub struct TextureMemo {
+    seen: Vec<(TextureKey, Arc<Image>)>,
+}
+
+struct TextureKey {
+    regs: [u32; 7],
+    palette: Vec<[u8; 4]>,
+    bytes: Vec<u8>,
+}
+
+impl TextureMemo {
+    /// [`texture`], or the picture decoded before for the same key.
+    pub fn texture(&mut self, ge: &Ge) -> Option<Arc<Image>> {
+        let regs = &ge.state.regs;
+        if !regs.enabled(op::TEXTUREMAPENABLE) {
+            return None;
+        }
+        let st = ge::texture::TextureState::decode(regs, &ge.state.clut, false);
+        let info = st.levels[0];
+        // Texel (u, v) of a level with u < w, v < h lies below
+        // (round_up(h, 8) + 8) · max(bufw, w) · bits / 8 + 128 bytes from its base in every
+        // layout (`LevelSrc::offset`: linear rows, 8-row swizzle tiles; 4×4 DXT blocks).
+        let (w, h) = (info.width.min(512), info.height.min(512));
+        let len = ((h.next_multiple_of(8) + 8) * info.bufw.max(w) * st.format.bits_per_texel()).div_ceil(8) + 128;
+        // Compared in place; copied only for a texture not seen before.
+        let bytes: std::borrow::Cow<'_, [u8]> = match ge.mem.slice(info.addr, len) {
+            Ok(b) => b.into(),
+            Err(_) => {
+                let mut b = vec![0u8; len as usize];
+                ge.mem.read_wrapping(info.addr, &mut b);
+                b.into()
+            }
+        };
+        let regs = [
+            op::TEXFORMAT,
+            op::CLUTFORMAT,
+            op::TEXMODE,
+            op::TEXADDR0,
+            op::TEXBUFWIDTH0,
+            op::TEXSIZE0,
+            op::TEXTUREMAPENABLE,
+        ]
+        .map(|c| regs.arg(c));
+        if let Some((_, img)) =
+            self.seen.iter().find(|(k, _)| k.regs == regs && k.palette == st.palette && *k.bytes == *bytes)
+        {
+            return Some(img.clone());
+        }
+        let key = TextureKey { regs, palette: st.palette, bytes: bytes.into_owned() };
+        let img = Arc::new(texture(ge)?);
+        self.seen.push((key, img.clone()));
+        Some(img)
     }
 }
 
@@ -246,24 +400,108 @@ pub fn buffers(ge: &Ge) -> Buffers {
     Snapshot::take(ge).buffers()
 }
 
-/// A box-filtered copy of `img` at most `max_w` wide (aspect kept), for timelines.
-pub fn thumbnail(img: &Image, max_w: u32) -> Image {
-    let k = img.width.div_ceil(max_w.max(1)).max(1);
-    let (w, h) = ((img.width / k).max(1), (img.height / k).max(1));
-    let mut out = Image::black(w, h);
+/// A box-filtered copy of `p` at most `max_w` wide (aspect kept), for timelines: each
+/// output pixel is the mean (rounded down) of a k×k block, k = ⌈width / max_w⌉.
+pub fn thumbnail(p: &Plane, max_w: u32) -> Plane {
+    let k = p.width.div_ceil(max_w.max(1)).max(1) as usize;
+    let (pw, ph, n) = (p.width as usize, p.height as usize, p.channels as usize);
+    if pw == 0 || ph == 0 {
+        return Plane { width: 0, height: 0, channels: p.channels, data: Vec::new() };
+    }
+    let (w, h) = ((pw / k).max(1), (ph / k).max(1));
+    // Rows are summed column by column first (a straight add the compiler vectorises),
+    // then each output pixel adds its k columns.
+    let last = (pw - 1) * n;
+    let mut data = Vec::with_capacity(w * h * n);
+    let mut cols = vec![0u32; pw * n];
+    let mut part = vec![0u16; pw * n];
     for y in 0..h {
-        for x in 0..w {
-            let mut sum = [0u32; 4];
-            for dy in 0..k {
-                for dx in 0..k {
-                    let p = img.get((x * k + dx).min(img.width - 1), (y * k + dy).min(img.height - 1));
-                    for c in 0..4 {
-                        sum[c] += u32::from(p[c]);
-                    }
+        cols.fill(0);
+        // 16-bit partial sums of up to 257 rows (257 × 255 < 2^16) vectorise well.
+        for first in (0..k).step_by(257) {
+            part.fill(0);
+            for dy in first..(first + 257).min(k) {
+                let sy = (y * k + dy).min(ph - 1);
+                for (c, v) in part.iter_mut().zip(&p.data[sy * pw * n..(sy + 1) * pw * n]) {
+                    *c += u16::from(*v);
                 }
             }
-            out.put(x, y, sum.map(|s| (s / (k * k)) as u8));
+            for (c, v) in cols.iter_mut().zip(&part) {
+                *c += u32::from(*v);
+            }
+        }
+        for x in 0..w {
+            for ch in 0..n {
+                let s: u32 = (0..k).map(|dx| cols[((x * k + dx) * n).min(last) + ch]).sum();
+                data.push((s / (k * k) as u32) as u8);
+            }
         }
     }
-    out
+    Plane { width: w as u32, height: h as u32, channels: p.channels, data }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The thumbnail's plain definition: per output pixel, the mean of its k×k block read
+    /// through `Image::get` with coordinates clamped to the picture.
+    fn thumbnail_plain(img: &Image, max_w: u32) -> Image {
+        let k = img.width.div_ceil(max_w.max(1)).max(1);
+        let (w, h) = ((img.width / k).max(1), (img.height / k).max(1));
+        let mut out = Image::black(w, h);
+        for y in 0..h {
+            for x in 0..w {
+                let mut sum = [0u32; 4];
+                for dy in 0..k {
+                    for dx in 0..k {
+                        let p = img.get((x * k + dx).min(img.width - 1), (y * k + dy).min(img.height - 1));
+                        for c in 0..4 {
+                            sum[c] += u32::from(p[c]);
+                        }
+                    }
+                }
+                out.put(x, y, sum.map(|s| (s / (k * k)) as u8));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn thumbnail_equals_the_plain_box_filter() {
+        let mut seed = 0x1234_5678u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for (w, h, max_w) in [(480, 272, 120), (64, 272, 120), (7, 3, 2), (5, 1, 2), (1, 1, 120), (33, 17, 4)] {
+            for channels in [1u8, 3, 4] {
+                let data = (0..w * h * u32::from(channels)).map(|_| next() as u8).collect();
+                let p = Plane { width: w, height: h, channels, data };
+                let fast = thumbnail(&p, max_w);
+                assert_eq!(fast.channels, channels);
+                assert_eq!(fast.to_image(), thumbnail_plain(&p.to_image(), max_w), "{w}x{h} c{channels} {max_w}");
+            }
+        }
+    }
+
+    #[test]
+    fn plane_from_image_keeps_the_pixels() {
+        let grey = Image { width: 2, height: 1, rgba: vec![9, 9, 9, 255, 200, 200, 200, 255] };
+        let rgb = Image { width: 2, height: 1, rgba: vec![9, 8, 9, 255, 200, 200, 200, 255] };
+        let rgba = Image { width: 2, height: 1, rgba: vec![9, 9, 9, 254, 200, 200, 200, 255] };
+        for (img, n) in [(grey, 1), (rgb, 3), (rgba, 4)] {
+            let p = Plane::from_image(&img);
+            assert_eq!(p.channels, n);
+            assert_eq!(p.to_image(), img);
+            let rgb =
+                Plane { channels: 3, data: img.rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(), ..p };
+            let g = rgb.clone().grey_if_possible();
+            let grey = img.rgba.chunks_exact(4).all(|p| p[0] == p[1] && p[1] == p[2]);
+            assert_eq!(g.channels, if grey { 1 } else { 3 });
+            assert_eq!(g.to_image(), rgb.to_image());
+        }
+    }
 }

@@ -192,11 +192,10 @@ fn bones_used(st: &GeState) -> usize {
 
 /// What changed between two states: registers (with their stage), matrices, the CLUT cache.
 pub fn changes(prev: &GeState, cur: &GeState) -> Value {
-    let mut regs = Vec::new();
-    for c in 0..=255u8 {
-        let (a, b) = (prev.regs.arg(c), cur.regs.arg(c));
-        if a != b {
-            regs.push(json!({
+    let regs: Vec<Value> = changed_registers(prev, cur)
+        .map(|c| {
+            let (a, b) = (prev.regs.arg(c), cur.regs.arg(c));
+            json!({
                 "name": cmd::name(c),
                 "op": format!("0x{c:02x}"),
                 "stage": stage_of(c),
@@ -204,24 +203,32 @@ pub fn changes(prev: &GeState, cur: &GeState) -> Value {
                 "to": b,
                 "from_text": cmd::format_arg(c, a),
                 "to_text": cmd::format_arg(c, b),
-            }));
-        }
-    }
+            })
+        })
+        .collect();
+    json!({ "registers": regs, "matrices": changed_matrices(prev, cur), "clut_cache": prev.clut != cur.clut })
+}
+
+/// The commands whose register argument differs between the two states, in command order.
+pub fn changed_registers<'a>(prev: &'a GeState, cur: &'a GeState) -> impl Iterator<Item = u8> + 'a {
+    (0..=255u8).filter(move |&c| prev.regs.arg(c) != cur.regs.arg(c))
+}
+
+/// The matrices (world, view, projection, texgen, bones) whose bits differ.
+pub fn changed_matrices(prev: &GeState, cur: &GeState) -> Vec<&'static str> {
     let (pm, cm) = (&prev.mats, &cur.mats);
-    let bits = |x: &[f32]| x.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-    let mut mats = Vec::new();
-    for (name, a, b) in [
+    let differ = |a: &[f32], b: &[f32]| a.iter().zip(b).any(|(x, y)| x.to_bits() != y.to_bits());
+    [
         ("world", &pm.world[..], &cm.world[..]),
         ("view", &pm.view[..], &cm.view[..]),
         ("projection", &pm.proj[..], &cm.proj[..]),
         ("texgen", &pm.tgen[..], &cm.tgen[..]),
         ("bones", &pm.bones[..], &cm.bones[..]),
-    ] {
-        if bits(a) != bits(b) {
-            mats.push(name);
-        }
-    }
-    json!({ "registers": regs, "matrices": mats, "clut_cache": prev.clut != cur.clut })
+    ]
+    .into_iter()
+    .filter(|(_, a, b)| a.len() != b.len() || differ(a, b))
+    .map(|(name, _, _)| name)
+    .collect()
 }
 
 /// Describe the draw word itself: its number, disassembly, record and pushbuf offset.
@@ -254,8 +261,7 @@ pub fn draw_state(ge: &Ge, step: &Step, prev: Option<&GeState>) -> Value {
 
 /// [`draw_state`] without decoding the vertices (`vertices` holds the format and count):
 /// what the report keeps per keyframe.
-pub fn draw_state_without_vertices(ge: &Ge, step: &Step, prev: Option<&GeState>) -> Value {
-    let st = &ge.state;
+pub fn draw_state_without_vertices(st: &GeState, step: &Step, prev: Option<&GeState>) -> Value {
     let power_on = GeState::default();
     let layout = VertexLayout::new(st.regs.arg(op::VERTEXTYPE));
     json!({
