@@ -3,12 +3,14 @@
 //! The GE turns a grid of control points into a mesh and draws it as PATCHPRIMITIVE.
 //! [`TessellationRule::Ppsspp`] reproduces PPSSPP's software tessellator (the reference
 //! for the synthetic conformance scenes); [`TessellationRule::Hardware`] differs from it in
-//! two measured ways: spline knots are the textbook clamped/uniform B-spline (PPSSPP's
-//! divisors bend 4-point open splines away from the Bézier the PSP draws), and evaluated
-//! colours are rounded up [HW primitives-spline: PPSSPP's MSE 161.7 → 0.0013 with both
-//! rules and the hardware raster rule; primitives-bezier 21.6 → 0.00004, coverage exact,
-//! the remaining pixels off by one colour step]. guess: the PSP's other arithmetic
-//! (positions, texcoords, normals) is modelled by PPSSPP's float evaluation.
+//! three measured ways: spline knots are the textbook clamped/uniform B-spline (PPSSPP's
+//! divisors bend 4-point open splines away from the Bézier the PSP draws), spline basis
+//! values are 16-bit fixed point summing to one ([`basis::fixed_point_basis`]), and
+//! evaluated colours are rounded up [HW primitives-spline: PPSSPP's MSE 161.7 → 0.0013
+//! with the knots, colours and the hardware raster rule, 242 → 2 differing pixels with
+//! the fixed-point basis; primitives-bezier 21.6 → 0.00004, coverage exact, the remaining
+//! pixels off by one colour step]. guess: the PSP's other arithmetic (Bézier weights,
+//! sums, texcoords, normals) is modelled by PPSSPP's float evaluation.
 //!
 //! * [`PatchParams::decode`] reads the draw command and the PATCH* registers once.
 //! * [`tessellate`] evaluates the surface on a grid of `PATCHDIVISION` steps per patch and

@@ -156,6 +156,7 @@ pub fn u8_to_unit(c: u8) -> f32 {
 /// [HW primitives-spline: a 4 × 4 grid with both edges open is drawn exactly as the
 /// Bézier patch of the same points (e.g. the red→blue patch reads R = 71 at y = 20.5,
 /// 256·(1 − v)³ with v = 0.35); PPSSPP's knot divisors give 60 there.]
+/// The basis values are then held as the PSP holds them ([`fixed_point_basis`]).
 pub fn spline_weights_exact(tess: u32, count: u32, edge: u8) -> Vec<Weight> {
     let n = count.saturating_sub(3).max(1) as usize;
     let tess = tess.max(1) as usize;
@@ -198,10 +199,33 @@ fn de_boor_weight(knots: &[f64], patch: usize, t: f64) -> Weight {
             n[d][j] = left + right;
         }
     }
-    let basis = std::array::from_fn(|j| n[3][j] as f32);
+    let basis = fixed_point_basis(std::array::from_fn(|j| n[3][j]));
     let deriv = std::array::from_fn(|j| {
         let i = patch + j;
         (3.0 * (div(n[2][j], knots[i + 3] - knots[i]) - div(n[2][j + 1], knots[i + 4] - knots[i + 1]))) as f32
     });
     Weight { basis, deriv }
+}
+
+/// Fraction bits of a hardware B-spline basis value ([`fixed_point_basis`]).
+pub const SPLINE_WEIGHT_BITS: i32 = 16;
+
+/// Four basis values as the PSP's spline evaluator holds them: each rounded down to
+/// [`SPLINE_WEIGHT_BITS`] fraction bits, except the largest (the first of equals), which is
+/// one minus the others, so the weights still sum to exactly 1 and the others fall short.
+/// [HW primitives-spline, patch "vtype0" (v edges closed, x 130–160): the closed edges
+/// are at y = (90 + 4·90 + 120)/6 = 95 and (90 + 4·120 + 120)/6 = 115 exactly, yet the PSP's
+/// Gouraud rows 95–114 fit only a top vertex 1/16 px higher (94.9375) and a bottom one at
+/// 115 (240 pixels off with both at their exact values, 0 with this); the colours there
+/// are consistent with it too (212.5 + ε rounds up to 213, 42.5 − ε to 43). Sweep of the
+/// fraction bits: 12–20 → primitives-spline 242 → 2 differing pixels; 10 → 392; every
+/// weight rounded down (sum < 1) → 973, to nearest → 542, the remainder given to a fixed
+/// one of the four → ≥ 242.] guess: the bit count (any of 12–20 fits) and the
+/// tie between equal largest weights; derivatives (normals) stay exact.
+pub fn fixed_point_basis(exact: [f64; 4]) -> [f32; 4] {
+    let scale = f64::from(1u32 << SPLINE_WEIGHT_BITS);
+    let mut w = exact.map(|x| (x * scale).floor() / scale);
+    let largest = (0..4).fold(0, |m, j| if exact[j] > exact[m] { j } else { m });
+    w[largest] = 1.0 - (0..4).filter(|&j| j != largest).map(|j| w[j]).sum::<f64>();
+    w.map(|x| x as f32)
 }

@@ -383,6 +383,29 @@ fn hardware_spline_knots_follow_the_edge_types() {
 }
 
 #[test]
+fn hardware_spline_weights_are_fixed_point_summing_to_one() {
+    // [HW primitives-spline patch "vtype0"] rows y = 90, 90, 120, 120, both v edges
+    // closed: the PSP's Gouraud rows put the top edge at 94.9375 (1/16 px above the exact
+    // 95) and the bottom one at 115; colours 255, 255, 0, 0 give 213 and 43.
+    let w = spline_weights_exact(1, 4, 0);
+    let sixth = 1.0f32 / 6.0;
+    assert!(w[0].basis[0] < sixth && w[0].basis[2] < sixth && w[0].basis[3] == 0.0);
+    assert_eq!(w[0].basis.iter().sum::<f32>(), 1.0);
+    let rows = [90.0, 90.0, 120.0, 120.0];
+    let c = grid(4, 4, |i, j| Vertex {
+        color: [255, if j < 2 { 255 } else { 0 }, 0, 255],
+        ..at([130.0 + i as f32 * 10.0, rows[j], 0.0])
+    });
+    let mut p = hw(params(PatchKind::Spline { u_edge: 3, v_edge: 0 }, 4, 4, 1, 1));
+    p.has_color = true;
+    let t = tessellate(&p, &c);
+    let sixteenths: Vec<i32> = t.vertices.iter().map(|v| (v.pos[1] * 16.0).floor() as i32).collect();
+    assert_eq!(sixteenths, vec![1519, 1519, 1840, 1840]);
+    let green: Vec<u8> = t.vertices.iter().map(|v| v.color[1]).collect();
+    assert_eq!(green, vec![213, 213, 43, 43]);
+}
+
+#[test]
 fn hardware_colours_round_up() {
     // [HW primitives-bezier points patch] green 0, 255, 255, 255 down the control rows
     // reads 148, 224, 252 at v = 1/4, 1/2, 3/4 (exact: 147.4, 223.1, 251.0).
