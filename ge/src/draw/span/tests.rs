@@ -156,6 +156,7 @@ fn vertex(c: &Case, i: usize) -> ScreenVertex {
         color0: c.colour,
         color1: c.secondary,
         fog: c.fog,
+        first: false,
     }
 }
 
