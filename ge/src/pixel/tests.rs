@@ -481,3 +481,16 @@ pub(crate) fn pixel_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
     let arg = prop_oneof![0u32..2, 0u32..0x100_0000, Just(0u32), Just(0xFF_FFFFu32)];
     prop::collection::vec((ops, arg), 0..12)
 }
+
+/// `n` pseudo-random bytes (xorshift) for tile contents in the property tests.
+pub(crate) fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}

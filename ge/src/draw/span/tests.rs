@@ -4,7 +4,7 @@
 use super::*;
 use crate::cmd::op;
 use crate::geom::{ScreenVertex, SubPixel};
-use crate::pixel::tests::pixel_regs;
+use crate::pixel::tests::{bytes, pixel_regs};
 use crate::raster::ClipRect;
 use crate::regs::Regs;
 use crate::texture::SamplerRule;
@@ -31,18 +31,6 @@ struct Case {
     tex_regs: Option<Vec<(u8, u32)>>,
     sampler: u8,
     seed: u64,
-}
-
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
 }
 
 fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {

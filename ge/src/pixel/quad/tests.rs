@@ -2,25 +2,13 @@
 //! (including ones at negative x, across the band edge and past the buffer end) and tile
 //! contents; both must leave identical tile bytes.
 
-use super::super::tests::pixel_regs;
+use super::super::tests::{bytes, pixel_regs};
 use super::super::{draw_quad, draw_quad_reference, PixelState};
 use crate::cmd::op;
 use crate::geom::Fragment;
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use proptest::prelude::*;
-
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
 
 type Lane = (u16, u8, [u8; 4]);
 
