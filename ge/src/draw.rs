@@ -355,6 +355,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         }
         (_, t) => t.as_ref(),
     };
+    let kernel = pixel::quad_kernel(px);
     let whole = [st.scissor];
     let strips: &[ClipRect] = p.fix.strips().unwrap_or(&whole);
     for strip in strips {
@@ -366,7 +367,7 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         if st.trace.is_none() && span::rect_spans(&p.shape, &setup, tex, st.clear, px, tile, mem) {
             continue;
         }
-        rasterize_shape(&p.shape, &setup, &mut |q: &Quad| shade_quad(st, tex, px, &mut *tile, mem, q));
+        rasterize_shape(&p.shape, &setup, &mut |q: &Quad| shade_quad(st, tex, px, kernel, &mut *tile, mem, q));
     }
 }
 
@@ -386,10 +387,18 @@ fn rasterize_shape(shape: &Shape, setup: &RasterSetup, emit: &mut dyn FnMut(&Qua
 }
 
 /// Texture and draw the covered fragments of a quad.
-fn shade_quad(st: &DrawState, tex: Option<&TextureState>, px: &PixelState, tile: &mut Tile, mem: &Memory, q: &Quad) {
+fn shade_quad(
+    st: &DrawState,
+    tex: Option<&TextureState>,
+    px: &PixelState,
+    kernel: pixel::QuadKernel,
+    tile: &mut Tile,
+    mem: &Memory,
+    q: &Quad,
+) {
     let colors = span::quad_colours(st.clear, tex, mem, q);
     if st.trace.is_none() {
-        pixel::draw_quad(px, tile, &q.frags, q.mask, &colors);
+        kernel(px, tile, &q.frags, q.mask, &colors);
         return;
     }
     for (i, f) in q.frags.iter().enumerate() {

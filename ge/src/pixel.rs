@@ -26,10 +26,11 @@
 
 mod blend;
 mod format;
+mod quad;
 mod span;
 mod stencil;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use blend::{Blend, BlendEq, BlendFactor, LogicOp};
 pub use format::{decode_color, encode_color, Rgb565, Rgba4444, Rgba5551, Rgba8888};
@@ -41,6 +42,7 @@ use crate::geom::Fragment;
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use format::{convert_mask, FbPixel};
+pub use quad::QuadKernel;
 
 /// Comparison functions of the alpha, stencil and depth tests (3-bit fields).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -346,23 +348,39 @@ pub fn draw_pixel(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, colo
     }
 }
 
-/// [`draw_pixel`] for the fragments of a quad whose bit is set in `mask`, in lane order,
-/// with the framebuffer format matched once per quad instead of once per fragment.
-pub fn draw_quad(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
+/// The quad drawer for this draw's state (`quad::select`): [`draw_pixel`] for the
+/// fragments of a quad whose bit is set in `mask`, in lane order, with the framebuffer
+/// format and the enabled stages decided once.
+pub fn quad_kernel(st: &PixelState) -> QuadKernel {
     match st.fmt {
-        FbFormat::Rgb565 => draw_quad_fmt::<Rgb565>(st, tile, frags, mask, colors),
-        FbFormat::Rgba5551 => draw_quad_fmt::<Rgba5551>(st, tile, frags, mask, colors),
-        FbFormat::Rgba4444 => draw_quad_fmt::<Rgba4444>(st, tile, frags, mask, colors),
-        FbFormat::Rgba8888 => draw_quad_fmt::<Rgba8888>(st, tile, frags, mask, colors),
+        FbFormat::Rgb565 => quad::select::<Rgb565>(st),
+        FbFormat::Rgba5551 => quad::select::<Rgba5551>(st),
+        FbFormat::Rgba4444 => quad::select::<Rgba4444>(st),
+        FbFormat::Rgba8888 => quad::select::<Rgba8888>(st),
     }
 }
 
-#[inline]
-fn draw_quad_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
-    for (i, f) in frags.iter().enumerate() {
-        if mask & (1 << i) != 0 {
-            draw::<F>(st, tile, f.x, f.y, f.z, colors[i], f.fog);
-        }
+/// [`quad_kernel`] for one quad.
+pub fn draw_quad(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
+    quad_kernel(st)(st, tile, frags, mask, colors)
+}
+
+/// [`draw_quad`] through the plain fragment-by-fragment pipeline only (the reference the
+/// kernels and spans are tested against).
+#[cfg(test)]
+pub(crate) fn draw_quad_reference(
+    st: &PixelState,
+    tile: &mut Tile,
+    frags: &[Fragment; 4],
+    mask: u8,
+    colors: &[[u8; 4]; 4],
+) {
+    use quad::draw_quad_plain;
+    match st.fmt {
+        FbFormat::Rgb565 => draw_quad_plain::<Rgb565>(st, tile, frags, mask, colors),
+        FbFormat::Rgba5551 => draw_quad_plain::<Rgba5551>(st, tile, frags, mask, colors),
+        FbFormat::Rgba4444 => draw_quad_plain::<Rgba4444>(st, tile, frags, mask, colors),
+        FbFormat::Rgba8888 => draw_quad_plain::<Rgba8888>(st, tile, frags, mask, colors),
     }
 }
 

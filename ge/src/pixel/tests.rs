@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::cmd::op;
+use proptest::prelude::*;
 
 fn regs(fmt: u32, list: &[(u8, u32)]) -> Regs {
     let mut r = Regs::default();
@@ -439,4 +440,57 @@ fn public_codecs() {
     assert_eq!(encode_color(FbFormat::Rgba4444, [0x12, 0x34, 0x56, 0x78]), 0x7531);
     assert_eq!(decode_color(FbFormat::Rgba5551, 0x8000), [0, 0, 0, 0xFF]);
     assert_eq!(decode_color(FbFormat::Rgb565, 0xFFFF), [0xFF; 4]);
+}
+
+/// Random pixel-state registers: (register, argument) pairs applied in order (shared by
+/// the span and quad property tests).
+pub(crate) fn pixel_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
+    let ops = prop::sample::select(vec![
+        op::CLEARMODE,
+        op::ZTESTENABLE,
+        op::ZTEST,
+        op::ZWRITEDISABLE,
+        op::ALPHATESTENABLE,
+        op::ALPHATEST,
+        op::STENCILTESTENABLE,
+        op::STENCILTEST,
+        op::STENCILOP,
+        op::ALPHABLENDENABLE,
+        op::BLENDMODE,
+        op::BLENDFIXEDA,
+        op::BLENDFIXEDB,
+        op::COLORTESTENABLE,
+        op::COLORTEST,
+        op::COLORREF,
+        op::COLORTESTMASK,
+        op::LOGICOPENABLE,
+        op::LOGICOP,
+        op::FOGENABLE,
+        op::FOGCOLOR,
+        op::DITHERENABLE,
+        op::DITH0,
+        op::DITH0 + 1,
+        op::DITH0 + 2,
+        op::DITH0 + 3,
+        op::MASKRGB,
+        op::MASKALPHA,
+        op::MINZ,
+        op::MAXZ,
+    ]);
+    // Enables are drawn as 0/1 half the time so that states actually switch on.
+    let arg = prop_oneof![0u32..2, 0u32..0x100_0000, Just(0u32), Just(0xFF_FFFFu32)];
+    prop::collection::vec((ops, arg), 0..12)
+}
+
+/// `n` pseudo-random bytes (xorshift) for tile contents in the property tests.
+pub(crate) fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
 }

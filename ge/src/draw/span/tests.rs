@@ -4,6 +4,7 @@
 use super::*;
 use crate::cmd::op;
 use crate::geom::{ScreenVertex, SubPixel};
+use crate::pixel::tests::{bytes, pixel_regs};
 use crate::raster::ClipRect;
 use crate::regs::Regs;
 use crate::texture::SamplerRule;
@@ -30,56 +31,6 @@ struct Case {
     tex_regs: Option<Vec<(u8, u32)>>,
     sampler: u8,
     seed: u64,
-}
-
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
-
-fn pixel_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
-    let ops = prop::sample::select(vec![
-        op::CLEARMODE,
-        op::ZTESTENABLE,
-        op::ZTEST,
-        op::ZWRITEDISABLE,
-        op::ALPHATESTENABLE,
-        op::ALPHATEST,
-        op::STENCILTESTENABLE,
-        op::STENCILTEST,
-        op::STENCILOP,
-        op::ALPHABLENDENABLE,
-        op::BLENDMODE,
-        op::BLENDFIXEDA,
-        op::BLENDFIXEDB,
-        op::COLORTESTENABLE,
-        op::COLORTEST,
-        op::COLORREF,
-        op::COLORTESTMASK,
-        op::LOGICOPENABLE,
-        op::LOGICOP,
-        op::FOGENABLE,
-        op::FOGCOLOR,
-        op::DITHERENABLE,
-        op::DITH0,
-        op::DITH0 + 1,
-        op::DITH0 + 2,
-        op::DITH0 + 3,
-        op::MASKRGB,
-        op::MASKALPHA,
-        op::MINZ,
-        op::MAXZ,
-    ]);
-    // Enables are drawn as 0/1 half the time so that states actually switch on.
-    let arg = prop_oneof![0u32..2, 0u32..0x100_0000, Just(0u32), Just(0xFF_FFFFu32)];
-    prop::collection::vec((ops, arg), 0..12)
 }
 
 fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
@@ -156,6 +107,7 @@ fn vertex(c: &Case, i: usize) -> ScreenVertex {
         color0: c.colour,
         color1: c.secondary,
         fog: c.fog,
+        first: false,
     }
 }
 
@@ -202,7 +154,7 @@ fn both(c: &Case) -> Option<(Tile, Tile)> {
     let mut fast = plain.clone();
     super::super::rasterize_shape(&shape, &setup, &mut |q: &Quad| {
         let colours = quad_colours(clear, tex.as_ref(), &mem, q);
-        pixel::draw_quad(&px, &mut plain, &q.frags, q.mask, &colours);
+        pixel::draw_quad_reference(&px, &mut plain, &q.frags, q.mask, &colours);
     });
     rect_spans(&shape, &setup, tex.as_ref(), clear, &px, &mut fast, &mem).then_some((plain, fast))
 }
