@@ -34,6 +34,12 @@ enum Command {
     /// Find the first draw where two dumps, two GE models or a reference image part.
     Diff(cli::diff::Args),
     /// Write a self-contained HTML report of a dump (timeline, buffers, state).
+    ///
+    /// Pictures are kept after every Nth draw (N = draws / 16, rounded up) and after the
+    /// last. A keyframe whose new pictures would pass the picture budget (1 600 000 pixels
+    /// plus 20 000 per draw replayed so far; each distinct colour, depth, stencil, texture
+    /// and CLUT picture counted once) is left out, so short dumps of full-screen changes show
+    /// fewer keyframes. The rule reads only the dump: the page is the same on every run.
     Report(cli::report::Args),
     /// Replay every dump in a directory against its reference image.
     Frametests(cli::frametests::Args),

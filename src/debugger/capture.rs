@@ -177,14 +177,27 @@ impl Snapshot {
     /// [`Snapshot::take`], decoding the texture only when `memo` has not seen the same
     /// texture before (the same `Arc` is then shared).
     pub fn take_with(ge: &Ge, memo: &mut TextureMemo) -> Snapshot {
+        let mut snap = Snapshot::take_untextured(ge);
+        snap.add_texture(ge, memo);
+        snap
+    }
+
+    /// [`Snapshot::take`] without the texture (cheap: no decoding); see
+    /// [`Snapshot::add_texture`].
+    pub fn take_untextured(ge: &Ge) -> Snapshot {
         let t = fb_target(&ge.state.regs);
         Snapshot {
             fmt: t.fmt,
             colour: Window::read(ge, t.color_addr, t.stride, t.fmt.bpp()),
             depth: Window::read(ge, t.depth_addr, t.zstride, 2),
-            texture: memo.texture(ge),
+            texture: None,
             clut: clut(ge),
         }
+    }
+
+    /// Decode the bound texture through `memo` (for a snapshot of the same GE state).
+    pub fn add_texture(&mut self, ge: &Ge, memo: &mut TextureMemo) {
+        self.texture = memo.texture(ge);
     }
 
     /// The bound texture, as [`texture`] decodes it (shared between snapshots of a memo).
@@ -201,6 +214,16 @@ impl Snapshot {
     /// same format, so their pictures are equal.
     pub fn same_colour(&self, other: &Snapshot) -> bool {
         self.fmt == other.fmt && self.colour == other.colour
+    }
+
+    /// Pixels of the colour window (and of the stencil picture made from it).
+    pub fn colour_pixels(&self) -> u64 {
+        u64::from(self.colour.width) * u64::from(BUFFER_ROWS)
+    }
+
+    /// Pixels of the depth window.
+    pub fn depth_pixels(&self) -> u64 {
+        u64::from(self.depth.width) * u64::from(BUFFER_ROWS)
     }
 
     /// The depth windows hold the same bytes.

@@ -8,7 +8,10 @@
 //! rasterizer keeps batching between them), the GE state copied per draw for the change
 //! lists, and the pictures encoded in parallel with fast PNG compression. Keyframes are
 //! every `ceil(draws / MAX_KEYFRAMES)`-th draw plus the last; the draw count is known
-//! before the replay because every draw is a REGISTERS word of the file.
+//! before the replay because every draw is a REGISTERS word of the file. A keyframe whose
+//! new pictures would pass the picture budget ([`PICTURE_BUDGET_BASE`]: a pixel count that
+//! grows with the draws replayed) is left out, so on short dumps of full-screen changes the
+//! stride widens; the last draw is always a keyframe, and the rule reads only the dump.
 
 use super::capture::{self, Plane};
 use super::{state, DebugError};
@@ -27,6 +30,27 @@ use thiserror::Error;
 /// Draws shown with full buffers; bounds the file size (every keyframe holds up to five
 /// pictures) and the flushes.
 pub const MAX_KEYFRAMES: u32 = 16;
+/// The picture budget: after draw `n`, the keyframes' distinct pictures (each counted
+/// once, in buffer pixels: colour, depth, stencil, texture and CLUT swatch) may total at
+/// most `PICTURE_BUDGET_BASE + n * PICTURE_BUDGET_PER_DRAW` pixels; a keyframe whose new
+/// pictures would pass that is left out of the timeline (the last draw is always kept).
+/// Encoding a picture costs about as much as replaying a light draw, so on short dumps
+/// whose keyframes all show new full-screen buffers the pictures, not the replay, were
+/// the report's cost (15816 boku-no-natsuyasumi: 31 draws, 15 distinct colour buffers and
+/// five 512×512 CLUT textures among 16 keyframes: 580 M instructions against 200 M for a
+/// plain replay; with this budget 7 keyframes, 396 M). The base holds four keyframes of
+/// three new 480×272 buffers, so a short dump still shows every draw. The budget counts
+/// only what the dump holds, never time, so the page is the same on every run and thread
+/// count. A left-out keyframe's texture is not even decoded.
+pub const PICTURE_BUDGET_BASE: u64 = 1_600_000;
+/// See [`PICTURE_BUDGET_BASE`].
+pub const PICTURE_BUDGET_PER_DRAW: u64 = 20_000;
+
+/// Most pixels of distinct pictures the keyframes up to draw `n` may hold.
+pub fn picture_budget(n: u32) -> u64 {
+    PICTURE_BUDGET_BASE + u64::from(n) * PICTURE_BUDGET_PER_DRAW
+}
+
 /// Width of timeline thumbnails.
 pub const THUMB_W: u32 = 120;
 /// Disassembly lines kept (long dumps are cut, with a note, to keep the page small).
@@ -95,6 +119,8 @@ pub struct Report {
     pub records: usize,
     pub draws: u32,
     pub stride: u32,
+    /// Keyframes left out by the picture budget ([`picture_budget`]).
+    pub skipped: u32,
     pub final_frame: Picture,
     pub keyframes: Vec<Keyframe>,
     /// Written by [`to_html`] itself (see there), not through the template.
@@ -224,47 +250,83 @@ type Job = (Kind, Arc<capture::Snapshot>);
 #[derive(Default)]
 struct Planner {
     jobs: usize,
+    /// Pixels of every job made so far (the picture budget, [`PICTURE_BUDGET_BASE`]).
+    pixels: u64,
     /// The previous keyframe and its job of each [`Kind`].
     prev: Option<(Arc<capture::Snapshot>, [Option<usize>; 5])>,
     textures: Vec<(Arc<Image>, usize)>,
 }
 
 impl Planner {
+    /// The earlier job `snap`'s picture of `kind` can reuse, if any.
+    fn reuse(&self, kind: Kind, snap: &capture::Snapshot) -> Option<usize> {
+        if kind == Kind::Texture {
+            let t = snap.texture()?;
+            return self.textures.iter().find(|(u, _)| Arc::ptr_eq(u, t)).map(|&(_, j)| j);
+        }
+        let (p, jobs) = self.prev.as_ref()?;
+        let same = match kind {
+            Kind::Colour | Kind::Stencil => p.same_colour(snap),
+            Kind::Depth => p.same_depth(snap),
+            Kind::Clut => snap.clut().is_some() && p.clut() == snap.clut(),
+            Kind::Texture => false,
+        };
+        jobs[kind as usize].filter(|_| same)
+    }
+
+    /// Pixels of `snap`'s pictures of `kind` (0 when it has none).
+    fn kind_pixels(kind: Kind, snap: &capture::Snapshot) -> u64 {
+        let area = |i: &Image| u64::from(i.width) * u64::from(i.height);
+        match kind {
+            Kind::Colour | Kind::Stencil => snap.colour_pixels(),
+            Kind::Depth => snap.depth_pixels(),
+            Kind::Texture => snap.texture().map_or(0, |t| area(t)),
+            Kind::Clut => snap.clut().map_or(0, area),
+        }
+    }
+
+    /// Pixels of the pictures [`Planner::add`] would make new jobs for.
+    fn new_pixels(&self, snap: &capture::Snapshot) -> u64 {
+        [Kind::Colour, Kind::Depth, Kind::Stencil, Kind::Texture, Kind::Clut]
+            .into_iter()
+            .filter(|&k| self.reuse(k, snap).is_none())
+            .map(|k| Self::kind_pixels(k, snap))
+            .sum()
+    }
+
     /// The job numbers of `snap`'s pictures; `send` gets every new job.
     fn add(&mut self, snap: capture::Snapshot, send: &mut dyn FnMut(usize, Job)) -> Vec<(&'static str, usize)> {
         let snap = Arc::new(snap);
-        let texture = snap.texture().map(|t| match self.textures.iter().find(|(u, _)| Arc::ptr_eq(u, t)) {
-            Some(&(_, j)) => j,
-            None => {
-                self.jobs += 1;
-                send(self.jobs - 1, (Kind::Texture, snap.clone()));
-                self.textures.push((t.clone(), self.jobs - 1));
-                self.jobs - 1
-            }
-        });
-        let prev = self.prev.take();
         let mut made = [None; 5];
-        let mut job = |jobs: &mut usize, kind: Kind, same: &dyn Fn(&capture::Snapshot) -> bool| -> usize {
-            let j = match prev.as_ref().and_then(|(p, j)| j[kind as usize].filter(|_| same(p))) {
+        let mut job = |me: &mut Planner, kind: Kind| -> usize {
+            let j = match me.reuse(kind, &snap) {
                 Some(j) => j,
                 None => {
-                    *jobs += 1;
-                    send(*jobs - 1, (kind, snap.clone()));
-                    *jobs - 1
+                    me.jobs += 1;
+                    me.pixels += Self::kind_pixels(kind, &snap);
+                    send(me.jobs - 1, (kind, snap.clone()));
+                    me.jobs - 1
                 }
             };
             made[kind as usize] = Some(j);
             j
         };
-        let colour = job(&mut self.jobs, Kind::Colour, &|p| p.same_colour(&snap));
+        let texture = snap.texture().cloned().map(|t| {
+            let j = job(self, Kind::Texture);
+            if !self.textures.iter().any(|(_, u)| *u == j) {
+                self.textures.push((t, j));
+            }
+            j
+        });
+        let colour = job(self, Kind::Colour);
         let mut slots = vec![("thumb", colour), ("colour", colour)];
-        slots.push(("depth", job(&mut self.jobs, Kind::Depth, &|p| p.same_depth(&snap))));
-        slots.push(("stencil", job(&mut self.jobs, Kind::Stencil, &|p| p.same_colour(&snap))));
+        slots.push(("depth", job(self, Kind::Depth)));
+        slots.push(("stencil", job(self, Kind::Stencil)));
         if let Some(j) = texture {
             slots.push(("texture", j));
         }
-        if let Some(c) = snap.clut() {
-            slots.push(("clut", job(&mut self.jobs, Kind::Clut, &|p| p.clut() == Some(c))));
+        if snap.clut().is_some() {
+            slots.push(("clut", job(self, Kind::Clut)));
         }
         self.prev = Some((snap, made));
         slots
@@ -349,6 +411,7 @@ pub fn build(
     let mut prev = GeState::default();
     let mut memo = capture::TextureMemo::default();
     let mut planner = Planner::default();
+    let mut skipped = 0u32;
     let (tx, rx) = mpsc::channel();
     let encoder = Encoder { queue: Mutex::new(rx) };
     let (stepped, final_img, done, rows, listing) = std::thread::scope(|scope| {
@@ -361,14 +424,26 @@ pub fn build(
         };
         let stepped = replay_steps(dump, &mut ge, &mut |ge: &mut Ge, s: &Step| {
             let Some(n) = s.draw else { return ControlFlow::Continue(()) };
-            let key = n % stride == 0 || n == total;
-            rows.push(RawRow::new(s, n, &prev, &ge.state, key));
+            let mut key = n % stride == 0 || n == total;
             if key {
                 ge.flush();
-                let _ = tx.send(Work::State(raw.len(), Box::new((*s, prev.clone(), ge.state.clone()))));
-                let slots = planner.add(capture::Snapshot::take_with(ge, &mut memo), &mut send);
-                raw.push(RawKey { draw: n, command: ge::cmd::disassemble(s.word), slots });
+                // The texture is decoded only for a keyframe the budget can still hold.
+                let mut snap = capture::Snapshot::take_untextured(ge);
+                let fits = |snap: &capture::Snapshot| planner.pixels + planner.new_pixels(snap) <= picture_budget(n);
+                key = n == total || fits(&snap);
+                if key {
+                    snap.add_texture(ge, &mut memo);
+                    key = n == total || fits(&snap);
+                }
+                if key {
+                    let _ = tx.send(Work::State(raw.len(), Box::new((*s, prev.clone(), ge.state.clone()))));
+                    let slots = planner.add(snap, &mut send);
+                    raw.push(RawKey { draw: n, command: ge::cmd::disassemble(s.word), slots });
+                } else {
+                    skipped += 1;
+                }
             }
+            rows.push(RawRow::new(s, n, &prev, &ge.state, key));
             prev.clone_from(&ge.state);
             if n % 64 == 0 || n == total {
                 progress(n, total);
@@ -418,6 +493,7 @@ pub fn build(
         records: dump.records.len(),
         draws: stepped.draws,
         stride,
+        skipped,
         final_frame,
         keyframes,
         rows,
