@@ -162,10 +162,11 @@ impl DrawContext {
                 return s.clone();
             }
         }
-        let mut s = DrawState::decode(&gs.regs, &gs.mats, &gs.clut, through, self.model);
+        let mut s = DrawState::decode(&gs.regs, &gs.clut, through, self.model);
         s.trace = self.trace_pixel;
         s.draw = self.draw_count;
         if let Some(m) = self.ppsspp.as_mut() {
+            ppsspp::decorate_state(&mut s, &gs.regs, &gs.mats);
             let through_changed = self.state.as_ref().is_none_or(|p| p.through != through);
             let new_cell = m.starts_raster_state(through_changed);
             let prev = self.state.as_ref().and_then(|p| p.ppsspp.as_ref());

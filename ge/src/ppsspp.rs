@@ -16,8 +16,8 @@
 //!
 //! The draw path ([`crate::draw`]) holds an `Option<Machinery>` decided by the model when
 //! the GE is made, and calls it at the points PPSSPP's machinery acts:
-//! * a draw state is decoded ([`Machinery::compiles`], [`Machinery::state_decoded`],
-//!   [`StateData`], [`rewrite_pixel`]);
+//! * a draw state is decoded ([`decorate_state`]: [`rewrite_pixel`] and the trivial
+//!   projection drop; [`Machinery::compiles`], [`Machinery::state_decoded`], [`StateData`]);
 //! * a PRIM's shapes are binned ([`Machinery::before_bin`], [`Machinery::bin`]);
 //! * the queue drains ([`Machinery::flush`]) and is rasterized ([`Machinery::rasterized`]);
 //!   each binned primitive then carries a [`PrimFix`] (its strips and optimization) that
@@ -40,13 +40,24 @@ pub mod rsqrt;
 use std::sync::Arc;
 
 use crate::bin::{Binner, FbTarget};
+use crate::cmd::reg;
 use crate::draw::binned::{scissored_bounds, BinnedPrim, DrawState, Shape};
-use crate::regs::Regs;
+use crate::regs::{Matrices, Regs};
 use crate::texture::SamplerRule;
 
 pub use fix::{PrimFix, StateData};
 pub use pixel_id::rewrite_pixel;
 pub use queue::REFERENCE_TASKS;
+
+/// PPSSPP's rewrites of a draw state freshly decoded by [`DrawState::decode`]: its pixel
+/// JIT's shortcuts ([`rewrite_pixel`]) and the trivial texture projection it draws as plain
+/// UVs ([`trivial_projection`]). Called by the draw context before [`StateData::decode`].
+pub fn decorate_state(s: &mut DrawState, regs: &Regs, mats: &Matrices) {
+    rewrite_pixel(&mut s.pixel, regs);
+    if s.texture_proj && trivial_projection(&mats.tgen, regs.get(reg::TEXMAPMODE).projection()) {
+        s.texture_proj = false;
+    }
+}
 
 /// [PP `Rasterizer.cpp` ComputeRasterizerState]: a texture-matrix projection (source
 /// `projection`, TEXMAPMODE bits 8–9) that leaves q = 1 is drawn as plain UVs (no divide).
@@ -181,7 +192,8 @@ impl Machinery {
 /// A draw state as the PPSSPP model decodes it (tests of this module).
 #[cfg(test)]
 pub(crate) fn test_state(regs: &Regs, through: bool) -> DrawState {
-    let mut st = DrawState::decode(regs, &crate::regs::Matrices::default(), &[0; 1024], through, crate::Model::Ppsspp);
+    let mut st = DrawState::decode(regs, &[0; 1024], through, crate::Model::Ppsspp);
+    decorate_state(&mut st, regs, &Matrices::default());
     let tex = st.texture.as_ref().map(|t| t.shared_clut);
     st.ppsspp = Some(StateData::decode(regs, &[0; 1024], &st.pixel, tex, None, true));
     st

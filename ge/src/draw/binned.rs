@@ -1,7 +1,8 @@
 //! What a draw bins: the per-draw state snapshot ([`DrawState`]), the shapes assembly
 //! makes ([`Shape`]) and the binned primitive ([`BinnedPrim`]). Shared by the draw path,
 //! the rasterization callback and PPSSPP's machinery ([`crate::ppsspp`]), which reads
-//! and decorates them; this file depends on neither.
+//! and decorates them; this file depends on neither (it only holds the PPSSPP model's
+//! per-state and per-primitive data types, [`StateData`] and [`PrimFix`]).
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use crate::model::Model;
 use crate::pixel::PixelState;
 use crate::ppsspp::fix::{PrimFix, StateData};
 use crate::raster::{self, ClipRect};
-use crate::regs::{Matrices, Regs};
+use crate::regs::Regs;
 use crate::texture::TextureState;
 
 /// Everything the rasterizer and the fragment stages need for one draw; shared by all
@@ -57,13 +58,11 @@ pub struct DrawState {
 }
 
 impl DrawState {
-    /// Decode the state of a draw under `model`'s rules (the PPSSPP model's
-    /// [`StateData`] is added by the draw context, which knows the previous state).
-    pub fn decode(regs: &Regs, mats: &Matrices, clut: &[u8; 1024], through: bool, model: Model) -> DrawState {
-        let mut pixel = PixelState::decode(regs, through);
-        if model == Model::Ppsspp {
-            crate::ppsspp::pixel_id::rewrite_pixel(&mut pixel, regs);
-        }
+    /// Decode the state of a draw with `model`'s typed rules (sampler, line, triangle,
+    /// rectangle). PPSSPP's state rewrites and its [`StateData`] are added by the draw
+    /// context through [`crate::ppsspp::decorate_state`], which knows the previous state.
+    pub fn decode(regs: &Regs, clut: &[u8; 1024], through: bool, model: Model) -> DrawState {
+        let pixel = PixelState::decode(regs, through);
         let clear = pixel.clear_mode();
         let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| {
             let mut t = TextureState::decode(regs, clut, through);
@@ -77,11 +76,9 @@ impl DrawState {
             x1: s2.x().min(r2.x()) as i32,
             y1: s2.y().min(r2.y()) as i32,
         };
-        // Texture-matrix mapping divides by q; PPSSPP skips that when q stays 1.
-        let map_mode = regs.get(reg::TEXMAPMODE);
-        let texture_proj = texture.is_some()
-            && map_mode.mode() == 1
-            && !(model == Model::Ppsspp && crate::ppsspp::trivial_projection(&mats.tgen, map_mode.projection()));
+        // Texture-matrix mapping divides by q (PPSSPP's model drops trivial projections:
+        // `ppsspp::decorate_state`).
+        let texture_proj = texture.is_some() && regs.get(reg::TEXMAPMODE).mode() == 1;
         let depth_matters = if let Some(cm) = regs.clear_mode() {
             cm.depth
         } else {
