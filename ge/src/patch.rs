@@ -220,6 +220,46 @@ pub fn ppsspp_scratch_fits(num_points: u32, max_index: Option<u32>) -> bool {
     total <= SCRATCH_BYTES
 }
 
+/// Patches along u and v for `points_u` × `points_v` control points (at least 4 each).
+fn patch_counts(bezier: bool, points_u: i64, points_v: i64) -> (i64, i64) {
+    if bezier {
+        ((points_u - 1) / 3, (points_v - 1) / 3)
+    } else {
+        (points_u - 3, points_v - 3)
+    }
+}
+
+/// Step counts per patch before any reduction. A division of 0 is drawn as 1; the
+/// headless reference uses the highest curve quality, which keeps the register values
+/// [PP `SurfaceInfo::BaseInit`].
+fn steps(params: &PatchParams) -> (i64, i64) {
+    (i64::from(params.u_div & 0x7F).max(1), i64::from(params.v_div & 0x7F).max(1))
+}
+
+/// Vertices of the tessellated mesh: Bézier patches each have their own grid, spline
+/// patches share their edges.
+fn mesh_vertices(bezier: bool, patches_u: i64, patches_v: i64, tu: i64, tv: i64) -> i64 {
+    if bezier {
+        (tu + 1) * (tv + 1) * patches_u * patches_v
+    } else {
+        (patches_u * tu + 1) * (patches_v * tv + 1)
+    }
+}
+
+/// An upper bound of the vertices a patch command draws (0 when it draws nothing for
+/// lack of control points), at most [`MAX_VERTICES`]; reads no memory. The fuzz
+/// harness charges patches with it.
+pub fn vertex_bound(params: &PatchParams) -> u64 {
+    let (points_u, points_v) = (i64::from(params.u_count & 0xFF), i64::from(params.v_count & 0xFF));
+    if points_u < 4 || points_v < 4 {
+        return 0;
+    }
+    let bezier = params.kind == PatchKind::Bezier;
+    let (patches_u, patches_v) = patch_counts(bezier, points_u, points_v);
+    let (tu, tv) = steps(params);
+    mesh_vertices(bezier, patches_u, patches_v, tu, tv).clamp(0, MAX_VERTICES as i64) as u64
+}
+
 /// The grid after PPSSPP's set-up: step counts per patch (possibly reduced to fit
 /// [`MAX_VERTICES`]) and patch counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,20 +286,10 @@ impl Surface {
             return None;
         }
         let bezier = params.kind == PatchKind::Bezier;
-        let (patches_u, patches_v) =
-            if bezier { ((points_u - 1) / 3, (points_v - 1) / 3) } else { (points_u - 3, points_v - 3) };
-        // A division of 0 is drawn as 1; the headless reference uses the highest curve
-        // quality, which keeps the register values [PP `SurfaceInfo::BaseInit`].
-        let mut tu = i64::from(params.u_div & 0x7F).max(1);
-        let mut tv = i64::from(params.v_div & 0x7F).max(1);
+        let (patches_u, patches_v) = patch_counts(bezier, points_u, points_v);
+        let (mut tu, mut tv) = steps(params);
+        let count = |tu: i64, tv: i64| mesh_vertices(bezier, patches_u, patches_v, tu, tv);
         // Reduce both step counts together until the mesh fits [PP `*Surface::Init`].
-        let count = |tu: i64, tv: i64| {
-            if bezier {
-                (tu + 1) * (tv + 1) * patches_u * patches_v
-            } else {
-                (patches_u * tu + 1) * (patches_v * tv + 1)
-            }
-        };
         while count(tu, tv) > MAX_VERTICES as i64 {
             tu -= 1;
             tv -= 1;

@@ -421,3 +421,25 @@ fn hardware_colours_round_up() {
     let pp: Vec<u8> = tessellate(&p, &c).vertices.iter().step_by(2).map(|v| v.color[1]).collect();
     assert_eq!(pp, vec![0, 147, 223, 251, 255]);
 }
+
+#[test]
+fn vertex_bound_counts_the_mesh_before_reduction() {
+    let mut regs = Regs::default();
+    regs.set(op::PATCHDIVISION, 127 | (127 << 8));
+    let vt = VertexType::from_bits(3 << 7);
+    // 4×4 Bézier: one patch of 128 × 128 vertices.
+    let p = PatchParams::decode(&regs, op::BEZIER, 4 | (4 << 8), &vt);
+    assert_eq!(vertex_bound(&p), 128 * 128);
+    // 7×4 Bézier: two patches, each with its own grid; 16×4 (five) is capped.
+    let p = PatchParams::decode(&regs, op::BEZIER, 7 | (4 << 8), &vt);
+    assert_eq!(vertex_bound(&p), 2 * 128 * 128);
+    let p = PatchParams::decode(&regs, op::BEZIER, 16 | (4 << 8), &vt);
+    assert_eq!(vertex_bound(&p), MAX_VERTICES);
+    // 5×4 spline, divisions 3 and 5: 2 × 1 patches sharing edges: (2·3 + 1)(1·5 + 1).
+    regs.set(op::PATCHDIVISION, 3 | (5 << 8));
+    let p = PatchParams::decode(&regs, op::SPLINE, 5 | (4 << 8), &vt);
+    assert_eq!(vertex_bound(&p), 7 * 6);
+    assert_eq!(tessellate(&p, &vec![Vertex::default(); 20]).vertices.len(), 7 * 6);
+    // Fewer than 4 points draws nothing.
+    assert_eq!(vertex_bound(&PatchParams::decode(&regs, op::SPLINE, 3 | (4 << 8), &vt)), 0);
+}
