@@ -491,3 +491,37 @@ fn report_in_chromium_shows_the_clicked_draw() {
     std::fs::write(&path, shot).unwrap();
     eprintln!("report screenshot: {}", path.display());
 }
+
+/// The picture budget on a dump of full-screen changes: 24 clears, each a new colour, depth
+/// and stencil picture (3 × 480 × 272 pixels), pass the budget after a few keyframes
+/// (1 600 000 + 20 000 per draw), so some scheduled keyframes are left out, the page says
+/// so, the last draw keeps its keyframe, and the page is the same byte for byte whatever
+/// the number of threads.
+#[test]
+fn picture_budget_leaves_out_keyframes_the_same_way_on_any_thread_count() {
+    let mut l = ListBuilder::new();
+    l.standard_setup(3);
+    for i in 0..24u32 {
+        l.clear(((i * 10) << 24) | (i * 0x0A_0B0C), (i * 1000) as u16);
+    }
+    l.finish();
+    let dump = record(&l, ge::Model::Hardware, "budget.ppdmp");
+    let report = |threads: &str| {
+        let path = tmp(&format!("budget-{threads}.html"));
+        let out = run(psprender().env("RAYON_NUM_THREADS", threads).arg("report").arg(&dump).arg("-o").arg(&path));
+        assert!(out.status.success());
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let html = report("1");
+    assert!(html == report("2"), "identical pages for 1 and 2 threads");
+    let thumbs: Vec<u32> = html
+        .split("class=\"thumb\" data-draw=\"")
+        .skip(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].parse().unwrap())
+        .collect();
+    // Without the budget: every 2nd draw (24 draws, at most 16 keyframes) = 12 keyframes.
+    assert!(thumbs.len() < 12 && thumbs.len() >= 4, "keyframes kept: {thumbs:?}");
+    assert_eq!(thumbs.last(), Some(&24), "the last draw keeps its keyframe");
+    let left_out = 12 - thumbs.len();
+    assert!(html.contains(&format!("({left_out} of those left out by the picture budget)")), "the page says how many");
+}
