@@ -449,6 +449,19 @@ fn fragment_tests(st: &PixelState, color: [u8; 4], fog: u8) -> Option<[u8; 4]> {
     Some(c)
 }
 
+/// Without a stencil test, the alpha/stencil bits a written word gets and the bits it keeps
+/// from the old word: `(alpha bits, kept bits)`. The old alpha/stencil bits stay, or become
+/// all ones under [`PixelState::logic_sets_alpha`]; the write mask keeps its bits either
+/// way (the rule of [`draw_tested`], shared by the quad kernels and the row spans).
+#[inline(always)]
+fn unstenciled_bits<F: FbPixel>(st: &PixelState) -> (u32, u32) {
+    if st.logic_sets_alpha {
+        (F::STENCIL_BITS, st.write_mask)
+    } else {
+        (0, st.write_mask | F::STENCIL_BITS)
+    }
+}
+
 /// The rest of the normal-mode pipeline for a fragment that passed [`fragment_tests`]:
 /// stencil and depth tests, depth write, blend, dither, logic op, write mask.
 #[inline(always)]

@@ -132,6 +132,26 @@ pub(crate) trait FbPixel {
     const STENCIL_BITS: u32;
     /// All bits of the raw word.
     const ALL_BITS: u32;
+    /// Bytes of the raw word in memory.
+    const BYTES: usize = if Self::ALL_BITS == 0xFFFF_FFFF { 4 } else { 2 };
+    /// The raw word stored little-endian in the first [`Self::BYTES`] bytes of `px`.
+    #[inline(always)]
+    fn load(px: &[u8]) -> u32 {
+        if Self::BYTES == 4 {
+            u32::from_le_bytes([px[0], px[1], px[2], px[3]])
+        } else {
+            u32::from(u16::from_le_bytes([px[0], px[1]]))
+        }
+    }
+    /// Store the raw word `w` little-endian into `px` ([`Self::BYTES`] long).
+    #[inline(always)]
+    fn store(px: &mut [u8], w: u32) {
+        if Self::BYTES == 4 {
+            px.copy_from_slice(&w.to_le_bytes());
+        } else {
+            px.copy_from_slice(&(w as u16).to_le_bytes());
+        }
+    }
     /// The colour word of an RGB triple (truncating), stencil bits zero.
     fn pack_rgb(rgb: [u8; 3]) -> u32;
     /// The word as a blending destination: bit-replicated RGB, α = the stencil value

@@ -21,7 +21,7 @@
 //! 1 823.9 -> 1 782.8 M.
 
 use super::format::FbPixel;
-use super::{dither_clamp, draw, fragment_tests, Compare, PixelState};
+use super::{dither_clamp, draw, fragment_tests, unstenciled_bits, Compare, PixelState};
 use crate::geom::Fragment;
 use crate::tile::Tile;
 
@@ -74,8 +74,7 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: bool>(
     mask: u8,
     colors: &[[u8; 4]; 4],
 ) {
-    let (alpha_bits, keep) =
-        if st.logic_sets_alpha { (F::STENCIL_BITS, st.write_mask) } else { (0, st.write_mask | F::STENCIL_BITS) };
+    let (alpha_bits, keep) = unstenciled_bits::<F>(st);
     for (i, f) in frags.iter().enumerate() {
         if mask & (1 << i) == 0 {
             continue;

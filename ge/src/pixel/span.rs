@@ -16,8 +16,8 @@
 
 use super::format::FbPixel;
 use super::{
-    dither_clamp, draw, draw_clear, draw_tested, fragment_tests, Compare, PixelState, Rgb565, Rgba4444, Rgba5551,
-    Rgba8888,
+    dither_clamp, draw, draw_clear, draw_tested, fragment_tests, unstenciled_bits, Compare, PixelState, Rgb565,
+    Rgba4444, Rgba5551, Rgba8888,
 };
 use crate::tile::{FbFormat, Tile};
 
@@ -46,34 +46,23 @@ fn draw_span_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, 
             return;
         }
     }
-    let (alpha_bits, keep) =
-        if st.logic_sets_alpha { (F::STENCIL_BITS, st.write_mask) } else { (0, st.write_mask | F::STENCIL_BITS) };
-    let bpp = if F::ALL_BITS == 0xFFFF_FFFF { 4 } else { 2 };
+    let (alpha_bits, keep) = unstenciled_bits::<F>(st);
     for (k, run) in colors.chunks(64).enumerate() {
         let x0 = x0 + 64 * k as i32;
         let x1 = x0 + run.len() as i32 - 1;
         // Bit i: fragment x0 + i passed the fragment tests and was written.
         let mut drawn = 0u64;
         if let Some(row) = tile.color_span_mut(x0, x1, y) {
-            for (i, (px, &c)) in row.chunks_exact_mut(bpp).zip(run).enumerate() {
+            for (i, (px, &c)) in row.chunks_exact_mut(F::BYTES).zip(run).enumerate() {
                 let Some(c) = fragment_tests(st, c, fog) else { continue };
-                let old = if bpp == 4 {
-                    u32::from_le_bytes([px[0], px[1], px[2], px[3]])
-                } else {
-                    u16::from_le_bytes([px[0], px[1]]) as u32
-                };
+                let old = F::load(px);
                 let rgb = match &st.blend {
                     Some(b) => b.apply(c, F::dst_rgba(old)),
                     None => [c[0] as i32, c[1] as i32, c[2] as i32],
                 };
                 let x = x0 + i as i32;
                 let new = (F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits) & !keep;
-                let w = new | (old & keep);
-                if bpp == 4 {
-                    px.copy_from_slice(&w.to_le_bytes());
-                } else {
-                    px.copy_from_slice(&(w as u16).to_le_bytes());
-                }
+                F::store(px, new | (old & keep));
                 drawn |= 1 << i;
             }
         }
@@ -146,11 +135,8 @@ fn fill_span_fmt<F: FbPixel>(
             }
             return;
         }
-        if st.logic_sets_alpha {
-            (c, F::STENCIL_BITS, st.write_mask, st.depth_write)
-        } else {
-            (c, 0, st.write_mask | F::STENCIL_BITS, st.depth_write)
-        }
+        let (alpha_bits, keep) = unstenciled_bits::<F>(st);
+        (c, alpha_bits, keep, st.depth_write)
     };
     if write_depth {
         if let Some(row) = tile.depth_span_mut(x0, x1, y) {
@@ -167,15 +153,8 @@ fn fill_span_fmt<F: FbPixel>(
         w & !keep
     });
     let Some(row) = tile.color_span_mut(x0, x1, y) else { return };
-    if F::ALL_BITS == 0xFFFF_FFFF {
-        for (i, px) in row.chunks_exact_mut(4).enumerate() {
-            let old = if keep == 0 { 0 } else { u32::from_le_bytes([px[0], px[1], px[2], px[3]]) };
-            px.copy_from_slice(&(words[i & 3] | (old & keep)).to_le_bytes());
-        }
-    } else {
-        for (i, px) in row.chunks_exact_mut(2).enumerate() {
-            let old = if keep == 0 { 0 } else { u16::from_le_bytes([px[0], px[1]]) as u32 };
-            px.copy_from_slice(&((words[i & 3] | (old & keep)) as u16).to_le_bytes());
-        }
+    for (i, px) in row.chunks_exact_mut(F::BYTES).enumerate() {
+        let old = if keep == 0 { 0 } else { F::load(px) };
+        F::store(px, words[i & 3] | (old & keep));
     }
 }
