@@ -297,7 +297,7 @@ pub struct TextureMemo {
 
 struct TextureKey {
     regs: [u32; 7],
-    palette: Vec<[u8; 4]>,
+    palette: std::sync::Arc<[[u8; 4]]>,
     bytes: Vec<u8>,
 }
 
@@ -335,7 +335,7 @@ impl TextureMemo {
         ]
         .map(|c| regs.arg(c));
         if let Some((_, img)) =
-            self.seen.iter().find(|(k, _)| k.regs == regs && k.palette == st.palette && *k.bytes == *bytes)
+            self.seen.iter().find(|(k, _)| k.regs == regs && *k.palette == *st.palette && *k.bytes == *bytes)
         {
             return Some(img.clone());
         }
