@@ -301,9 +301,14 @@ impl DrawContext {
         if self.binner.is_empty() {
             return;
         }
-        let Some(target) = self.target else { return };
+        let Some(mut target) = self.target else { return };
         if let Some(m) = self.ppsspp.as_mut() {
             m.rasterized();
+        }
+        // Depth no primitive tests or writes stays in memory as it is: bands then carry no
+        // depth rows (a zero depth stride), saving their copy out and back (2D games).
+        if !self.binner.prims().any(|p| p.fix.pixel(&p.state.pixel).touches_depth()) {
+            target.zstride = 0;
         }
         self.written = WrittenSpan::default();
         let pool = self.pool.clone();
