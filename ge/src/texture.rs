@@ -19,7 +19,8 @@
 //! * Texel reads are bounds checked: bytes past mapped memory read as 0, never panic.
 //!
 //! Submodules: `format` (formats, addressing, CLUT), `dxt`, `filter` (coordinates and
-//! filters), `lod` (level selection), `func` (texture functions).
+//! filters), `lod` (level selection), `func` (texture functions), `shader` (per-draw
+//! specialised quad shaders, checked against [`shade_quad`]).
 
 mod dxt;
 mod filter;
@@ -61,6 +62,9 @@ macro_rules! dispatch_format {
         }
     };
 }
+
+mod shader;
+pub use shader::QuadShader;
 
 /// One mip level's registers, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
