@@ -478,7 +478,9 @@ pub(crate) fn pixel_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
         op::MAXZ,
     ]);
     // Enables are drawn as 0/1 half the time so that states actually switch on.
-    let arg = prop_oneof![0u32..2, 0u32..0x100_0000, Just(0u32), Just(0xFF_FFFFu32)];
+    // 0x32 is BLENDMODE's source-alpha blend (A = 2, B = 3, ADD), which the quad kernels
+    // specialise.
+    let arg = prop_oneof![0u32..2, 0u32..0x100_0000, Just(0u32), Just(0xFF_FFFFu32), Just(0x32u32)];
     prop::collection::vec((ops, arg), 0..12)
 }
 

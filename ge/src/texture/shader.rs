@@ -6,9 +6,10 @@
 //! minifying) and the stage is not zeroed by an invalid address, it picks a function
 //! monomorphised on texel format × filter (nearest / bilinear) × texture function, and
 //! resolves level 0 (its memory slice, palette, axes) once instead of once per quad; the
-//! LOD arithmetic is skipped (it could not change the result). Every other draw (mipmaps,
-//! differing filters, invalid addresses) runs [`super::shade_quad`], which stays the
-//! reference: the property test in `shader/tests.rs` checks that every shader equals it
+//! LOD arithmetic is skipped (it could not change the result). Mipmapped draws (and draws
+//! whose two filters differ) get a shader monomorphised on format × texture function that
+//! still picks the level and filter per quad. Draws with an invalid level address run
+//! [`super::shade_quad`], which stays the reference: the property test in `shader/tests.rs` checks that every shader equals it
 //! lane by lane over random registers, palettes, texture memory and quads.
 //!
 //! A specialised shader computes colours for covered lanes only (the reference also
@@ -17,8 +18,8 @@
 use super::filter::{self, Level};
 use super::format::{self, Format};
 use super::func::{self, TexFunc};
-use super::{SamplerRule, TexFormat, TextureState};
-use crate::geom::Quad;
+use super::{lod, SamplerRule, TexFormat, TextureState};
+use crate::geom::{Fragment, Quad};
 use crate::mem::Memory;
 
 /// The texture stage for the quads of one primitive in one band.
@@ -57,31 +58,41 @@ fn reference(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
 }
 
 fn select(st: &TextureState) -> ShadeFn {
-    let Some(lod) = super::constant_lod(st) else { return reference };
-    if st.null_output(0) {
-        return reference;
-    }
     macro_rules! by_func {
-        ($f:ty, $lin:literal) => {
+        ($shader:ident, $($p:tt)*) => {
             match st.func.func {
-                TexFunc::Modulate => constant::<$f, $lin, MODULATE>,
-                TexFunc::Decal => constant::<$f, $lin, DECAL>,
-                TexFunc::Blend => constant::<$f, $lin, BLEND>,
-                TexFunc::Replace => constant::<$f, $lin, REPLACE>,
-                TexFunc::Add => constant::<$f, $lin, ADD>,
+                TexFunc::Modulate => $shader::<$($p)*, MODULATE>,
+                TexFunc::Decal => $shader::<$($p)*, DECAL>,
+                TexFunc::Blend => $shader::<$($p)*, BLEND>,
+                TexFunc::Replace => $shader::<$($p)*, REPLACE>,
+                TexFunc::Add => $shader::<$($p)*, ADD>,
             }
         };
     }
-    macro_rules! run {
-        ($f:ty) => {
-            if lod.linear {
-                by_func!($f, true)
-            } else {
-                by_func!($f, false)
+    match super::constant_lod(st) {
+        Some(lod) if !st.null_output(0) => {
+            macro_rules! run {
+                ($f:ty) => {
+                    if lod.linear {
+                        by_func!(constant, $f, true)
+                    } else {
+                        by_func!(constant, $f, false)
+                    }
+                };
             }
-        };
+            dispatch_format!(st.format, run)
+        }
+        // Without invalid addresses no level choice zeroes the stage.
+        None if !st.any_invalid => {
+            macro_rules! run {
+                ($f:ty) => {
+                    by_func!(mipmapped, $f)
+                };
+            }
+            dispatch_format!(st.format, run)
+        }
+        _ => reference,
     }
-    dispatch_format!(st.format, run)
 }
 
 const MODULATE: u8 = 0;
@@ -94,7 +105,23 @@ const ADD: u8 = 4;
 /// through the texture function `FUNC`, as [`super::shade_quad`] does for a constant LOD.
 fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
     let st = sh.st;
-    let fs = func::TexFuncState {
+    let fs = fixed_func::<FUNC>(st);
+    let mut out = [[0u8; 4]; 4];
+    for (i, f) in q.frags.iter().enumerate() {
+        if q.mask & (1 << i) == 0 {
+            continue;
+        }
+        let (s, t) = st.normalise(f.s, f.t);
+        let texel = if LINEAR { filter::bilinear::<F>(&sh.level, s, t) } else { filter::nearest::<F>(&sh.level, s, t) };
+        out[i] = finish(st, &fs, f, texel);
+    }
+    out
+}
+
+/// The function `FUNC` fixed in the draw's texture-function state.
+#[inline(always)]
+fn fixed_func<const FUNC: u8>(st: &TextureState) -> func::TexFuncState {
+    func::TexFuncState {
         func: match FUNC {
             MODULATE => TexFunc::Modulate,
             DECAL => TexFunc::Decal,
@@ -103,19 +130,56 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
             _ => TexFunc::Add,
         },
         ..st.func
+    }
+}
+
+/// The texture function and the secondary colour for one fragment, as `super::stage`.
+#[inline(always)]
+fn finish(st: &TextureState, fs: &func::TexFuncState, f: &Fragment, texel: [u8; 4]) -> [u8; 4] {
+    if f.color0_indefinite != 0 && st.sampler != SamplerRule::PpssppCpp {
+        func::add_secondary(func::apply_indefinite(fs, f.color0, f.color0_indefinite, texel), f.color1)
+    } else {
+        func::add_secondary(func::apply(fs, f.color0, texel), f.color1)
+    }
+}
+
+/// Mipmaps or differing filters: the LOD per quad from the first lanes' differences, then
+/// the format's sampler on one level or two blended, as [`super::shade_quad`] does (for a
+/// draw without invalid addresses).
+fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
+    let st = sh.st;
+    let fs = fixed_func::<FUNC>(st);
+    let (mut s, mut t) = ([0f32; 4], [0f32; 4]);
+    for (i, f) in q.frags.iter().enumerate() {
+        (s[i], t[i]) = st.normalise(f.s, f.t);
+    }
+    let lod = lod::lod_from(st, s[1] - s[0], t[2] - t[0], q.w);
+    let other;
+    let l0 = if lod.level == 0 {
+        &sh.level
+    } else {
+        other = st.level(sh.mem, lod.level as usize);
+        &other
     };
+    let l1 = (lod.frac != 0).then(|| st.level(sh.mem, lod.level as usize + 1));
     let mut out = [[0u8; 4]; 4];
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) == 0 {
             continue;
         }
-        let (s, t) = st.normalise(f.s, f.t);
-        let texel = if LINEAR { filter::bilinear::<F>(&sh.level, s, t) } else { filter::nearest::<F>(&sh.level, s, t) };
-        out[i] = if f.color0_indefinite != 0 && st.sampler != SamplerRule::PpssppCpp {
-            func::add_secondary(func::apply_indefinite(&fs, f.color0, f.color0_indefinite, texel), f.color1)
-        } else {
-            func::add_secondary(func::apply(&fs, f.color0, texel), f.color1)
+        let one = |l: &Level| {
+            if lod.linear {
+                filter::bilinear::<F>(l, s[i], t[i])
+            } else {
+                filter::nearest::<F>(l, s[i], t[i])
+            }
         };
+        let c0 = one(l0);
+        let texel = match &l1 {
+            Some(l1) => filter::mip_blend(c0, one(l1), lod.frac as u32),
+            None => c0,
+        };
+        out[i] = finish(st, &fs, f, texel);
     }
     out
 }

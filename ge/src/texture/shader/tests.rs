@@ -39,14 +39,18 @@ fn lane() -> impl Strategy<Value = (f32, f32, [u8; 4], u8, [u8; 3])> {
     (coord(), coord(), any::<[u8; 4]>(), prop_oneof![4 => Just(0u8), 1 => 0u8..16], any::<[u8; 3]>())
 }
 
-/// Texture registers: format, level-0 size and buffer width, swizzle, wrap, filter,
-/// function, CLUT index transform; mipmaps rarely (those take the reference).
+/// Texture registers: format, level sizes and buffer widths, swizzle, wrap, filter,
+/// function, CLUT index transform, LOD mode; levels 1–7 inside the random texture memory
+/// (now and then one in the scratchpad: invalid).
 fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
+    let level =
+        (0u32..8, 0u32..10, 0u32..10, 1u32..0x800, 0u32..0x1_8000, prop_oneof![9 => Just(true), 1 => Just(false)]);
     (
+        prop::collection::vec(level, 0..4),
         0u32..16,
         (0u32..10, 0u32..10),
         prop_oneof![Just(0u32), 1u32..0x800],
-        prop_oneof![4 => Just(0u32), 1 => any::<u32>()],
+        prop_oneof![2 => Just(0u32), 1 => 0u32..0x8_0000, 1 => any::<u32>()],
         any::<u32>(),
         prop_oneof![3 => 0u32..0x200, 1 => any::<u32>()],
         any::<u32>(),
@@ -54,8 +58,8 @@ fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
         any::<u32>(),
         prop_oneof![4 => Just(0u32), 1 => any::<u32>()],
     )
-        .prop_map(|(fmt, (wl, hl), bw, mode, wrap, filter, func, clut, env, level)| {
-            vec![
+        .prop_map(|(levels, fmt, (wl, hl), bw, mode, wrap, filter, func, clut, env, level)| {
+            let mut r = vec![
                 (op::TEXFORMAT, fmt),
                 (op::TEXADDR0, BASE & 0xFF_FFFF),
                 (op::TEXBUFWIDTH0, ((BASE >> 8) & 0x0F_0000) | bw),
@@ -67,7 +71,15 @@ fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
                 (op::CLUTFORMAT, clut),
                 (op::TEXENVCOLOR, env),
                 (op::TEXLEVEL, level),
-            ]
+                (op::TEXLODSLOPE, level >> 8),
+            ];
+            for (i, wl, hl, bw, off, valid) in levels {
+                let addr = if valid { BASE + (off & !15) } else { 0x0001_0000 };
+                r.push((op::TEXADDR0 + i as u8, addr & 0xFF_FFFF));
+                r.push((op::TEXBUFWIDTH0 + i as u8, ((addr >> 8) & 0x0F_0000) | bw));
+                r.push((op::TEXSIZE0 + i as u8, (hl << 8) | wl));
+            }
+            r
         })
 }
 
@@ -114,13 +126,16 @@ proptest! {
     }
 }
 
-/// The usual textured triangle takes a specialised shader; mipmapped draws, draws whose
-/// filters differ and invalid addresses take the reference.
+/// Every draw takes a specialised shader except one with an invalid level address.
 #[test]
 fn which_draws_are_specialised() {
     let mem = Memory::new();
     let state = |filter: u32, mode: u32, addr: u32| {
         let mut r = Regs::default();
+        for i in 1..8 {
+            r.set(op::TEXADDR0 + i, (BASE & 0xFF_FFFF) + 0x1000 * i as u32);
+            r.set(op::TEXBUFWIDTH0 + i, ((BASE >> 8) & 0x0F_0000) | 64);
+        }
         r.set(op::TEXFORMAT, 5);
         r.set(op::TEXADDR0, addr & 0xFF_FFFF);
         r.set(op::TEXBUFWIDTH0, ((addr >> 8) & 0x0F_0000) | 64);
@@ -135,9 +150,9 @@ fn which_draws_are_specialised() {
     // Mipmap filters with max level 0 still have one level.
     assert!(QuadShader::new(&state(0x105, 0, BASE), &mem).is_specialised());
     // Magnify linear, minify nearest: the LOD decides per quad.
-    assert!(!QuadShader::new(&state(0x100, 0, BASE), &mem).is_specialised());
+    assert!(QuadShader::new(&state(0x100, 0, BASE), &mem).is_specialised());
     // Mipmaps with max level 2.
-    assert!(!QuadShader::new(&state(0x104, 2 << 16, BASE), &mem).is_specialised());
+    assert!(QuadShader::new(&state(0x104, 2 << 16, BASE), &mem).is_specialised());
     // Texture in the scratchpad (invalid): the stage outputs 0, through the reference.
     assert!(!QuadShader::new(&state(0x000, 0, 0x0001_0000), &mem).is_specialised());
 }
