@@ -356,7 +356,8 @@ pub fn constant_lod(st: &TextureState) -> Option<Lod> {
 /// The texture stage for a run of fragments sharing primary colour `prim` and secondary
 /// colour `secondary` (a flat-shaded rectangle row), at fragment coordinates `coords`
 /// (texels in through mode), with the level choice `lod` from [`constant_lod`]. Equals
-/// [`shade_quad`] lane by lane; the format is matched once per run.
+/// [`shade_quad`] lane by lane; format, filter and texture function are matched once per
+/// run (`shader::span_fn`).
 pub fn shade_span(
     st: &TextureState,
     mem: &Memory,
@@ -373,26 +374,10 @@ pub fn shade_span(
     let l = st.level(mem, lod.level as usize);
     macro_rules! run {
         ($f:ty) => {
-            shade_span_fmt::<$f>(st, &l, lod.linear, prim, secondary, coords, out)
+            shader::span_fn::<$f>(st, lod.linear)(st, &l, prim, secondary, coords, out)
         };
     }
     dispatch_format!(st.format, run)
-}
-
-fn shade_span_fmt<F: Format>(
-    st: &TextureState,
-    l: &Level,
-    linear: bool,
-    prim: [u8; 4],
-    secondary: [u8; 3],
-    coords: &[(f32, f32)],
-    out: &mut [[u8; 4]],
-) {
-    for (o, &(s, t)) in out.iter_mut().zip(coords) {
-        let (s, t) = st.normalise(s, t);
-        let texel = if linear { filter::bilinear::<F>(l, s, t) } else { filter::nearest::<F>(l, s, t) };
-        *o = texture_function(st, prim, secondary, texel);
-    }
 }
 
 /// Sample fragments whose bit is set in `mask` (normalised s, t). Returns false when the

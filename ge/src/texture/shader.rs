@@ -118,6 +118,46 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
     out
 }
 
+/// A row of a flat-shaded rectangle: `(state, level, primary, secondary, coordinates, out)`.
+pub(super) type SpanFn = fn(&TextureState, &Level, [u8; 4], [u8; 3], &[(f32, f32)], &mut [[u8; 4]]);
+
+/// The row shader for format `F`, the filter and the draw's texture function (see
+/// [`super::shade_span`]).
+pub(super) fn span_fn<F: Format>(st: &TextureState, linear: bool) -> SpanFn {
+    macro_rules! by_func {
+        ($lin:literal) => {
+            match st.func.func {
+                TexFunc::Modulate => span::<F, $lin, MODULATE>,
+                TexFunc::Decal => span::<F, $lin, DECAL>,
+                TexFunc::Blend => span::<F, $lin, BLEND>,
+                TexFunc::Replace => span::<F, $lin, REPLACE>,
+                TexFunc::Add => span::<F, $lin, ADD>,
+            }
+        };
+    }
+    if linear {
+        by_func!(true)
+    } else {
+        by_func!(false)
+    }
+}
+
+fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
+    st: &TextureState,
+    l: &Level,
+    prim: [u8; 4],
+    secondary: [u8; 3],
+    coords: &[(f32, f32)],
+    out: &mut [[u8; 4]],
+) {
+    let fs = fixed_func::<FUNC>(st);
+    for (o, &(s, t)) in out.iter_mut().zip(coords) {
+        let (s, t) = st.normalise(s, t);
+        let texel = if LINEAR { filter::bilinear::<F>(l, s, t) } else { filter::nearest::<F>(l, s, t) };
+        *o = func::add_secondary(func::apply(&fs, prim, texel), secondary);
+    }
+}
+
 /// The function `FUNC` fixed in the draw's texture-function state.
 #[inline(always)]
 fn fixed_func<const FUNC: u8>(st: &TextureState) -> func::TexFuncState {
