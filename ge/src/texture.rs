@@ -413,6 +413,23 @@ fn sample_fmt<F: Format>(
     out: &mut [[u8; 4]; 4],
 ) {
     let l0 = st.level(mem, lod.level as usize);
+    sample_levels::<F>(st, mem, &l0, s, t, mask, lod, out);
+}
+
+/// [`sample_fmt`] with the level `lod.level` already resolved (`l0`); the next level is
+/// resolved here when the LOD blends two.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn sample_levels<F: Format>(
+    st: &TextureState,
+    mem: &Memory,
+    l0: &Level,
+    s: &[f32; 4],
+    t: &[f32; 4],
+    mask: u8,
+    lod: Lod,
+    out: &mut [[u8; 4]; 4],
+) {
     let l1 = (lod.frac != 0).then(|| st.level(mem, lod.level as usize + 1));
     let frac = lod.frac as u32;
     for i in 0..4 {
@@ -426,7 +443,7 @@ fn sample_fmt<F: Format>(
                 filter::nearest::<F>(l, s[i], t[i])
             }
         };
-        let c0 = one(&l0);
+        let c0 = one(l0);
         out[i] = match &l1 {
             Some(l1) => filter::mip_blend(c0, one(l1), frac),
             None => c0,

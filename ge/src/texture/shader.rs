@@ -184,8 +184,9 @@ fn finish(st: &TextureState, fs: &func::TexFuncState, f: &Fragment, texel: [u8; 
 }
 
 /// Mipmaps or differing filters: the LOD per quad from the first lanes' differences, then
-/// the format's sampler on one level or two blended, as [`super::shade_quad`] does (for a
-/// draw without invalid addresses).
+/// the reference's sampler for the format (one level or two blended), as
+/// [`super::shade_quad`] does for a draw without invalid addresses; the texture function
+/// is fixed.
 fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
     let st = sh.st;
     let fs = fixed_func::<FUNC>(st);
@@ -194,32 +195,17 @@ fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 
         (s[i], t[i]) = st.normalise(f.s, f.t);
     }
     let lod = lod::lod_from(st, s[1] - s[0], t[2] - t[0], q.w);
-    let other;
-    let l0 = if lod.level == 0 {
-        &sh.level
+    let mut texels = [[0u8; 4]; 4];
+    if lod.level == 0 {
+        super::sample_levels::<F>(st, sh.mem, &sh.level, &s, &t, q.mask, lod, &mut texels);
     } else {
-        other = st.level(sh.mem, lod.level as usize);
-        &other
-    };
-    let l1 = (lod.frac != 0).then(|| st.level(sh.mem, lod.level as usize + 1));
+        super::sample_fmt::<F>(st, sh.mem, &s, &t, q.mask, lod, &mut texels);
+    }
     let mut out = [[0u8; 4]; 4];
     for (i, f) in q.frags.iter().enumerate() {
-        if q.mask & (1 << i) == 0 {
-            continue;
+        if q.mask & (1 << i) != 0 {
+            out[i] = finish(st, &fs, f, texels[i]);
         }
-        let one = |l: &Level| {
-            if lod.linear {
-                filter::bilinear::<F>(l, s[i], t[i])
-            } else {
-                filter::nearest::<F>(l, s[i], t[i])
-            }
-        };
-        let c0 = one(l0);
-        let texel = match &l1 {
-            Some(l1) => filter::mip_blend(c0, one(l1), lod.frac as u32),
-            None => c0,
-        };
-        out[i] = finish(st, &fs, f, texel);
     }
     out
 }

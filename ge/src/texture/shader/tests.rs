@@ -7,23 +7,11 @@ use super::QuadShader;
 use crate::cmd::op;
 use crate::geom::{Fragment, Quad};
 use crate::mem::Memory;
+use crate::pixel::tests::bytes;
 use crate::regs::Regs;
 use proptest::prelude::*;
 
 const BASE: u32 = 0x0810_0000;
-
-/// Pseudo-random bytes (xorshift) for texture memory and the CLUT.
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
 
 /// A texture coordinate: mostly inside a few repeats of the texture, sometimes at the
 /// edges of the conversions (huge, negative, NaN).
