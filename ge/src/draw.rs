@@ -365,6 +365,9 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         (_, t) => t.as_ref(),
     };
     let kernel = pixel::quad_kernel(px);
+    // The texture stage specialised once for this primitive and band (not in clear mode,
+    // whose colours are the flat vertex colour).
+    let shader = tex.filter(|_| !st.clear).map(|t| texture::QuadShader::new(t, mem));
     let whole = [st.scissor];
     let strips: &[ClipRect] = p.fix.strips().unwrap_or(&whole);
     for strip in strips {
@@ -376,7 +379,9 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
         if st.trace.is_none() && span::rect_spans(&p.shape, &setup, tex, st.clear, px, tile, mem) {
             continue;
         }
-        rasterize_shape(&p.shape, &setup, &mut |q: &Quad| shade_quad(st, tex, px, kernel, &mut *tile, mem, q));
+        rasterize_shape(&p.shape, &setup, &mut |q: &Quad| {
+            shade_quad(st, tex, shader.as_ref(), px, kernel, &mut *tile, mem, q)
+        });
     }
 }
 
@@ -395,21 +400,28 @@ fn rasterize_shape(shape: &Shape, setup: &RasterSetup, emit: &mut dyn FnMut(&Qua
     }
 }
 
-/// Texture and draw the covered fragments of a quad.
+/// Texture and draw the covered fragments of a quad: through the draw's shader and quad
+/// kernel, or (tracing a pixel) the reference stages fragment by fragment.
+#[allow(clippy::too_many_arguments)]
 fn shade_quad(
     st: &DrawState,
     tex: Option<&TextureState>,
+    shader: Option<&texture::QuadShader>,
     px: &PixelState,
     kernel: pixel::QuadKernel,
     tile: &mut Tile,
     mem: &Memory,
     q: &Quad,
 ) {
-    let colors = span::quad_colours(st.clear, tex, mem, q);
     if st.trace.is_none() {
+        let colors = match shader {
+            Some(sh) => sh.shade(q),
+            None => span::quad_colours(st.clear, tex, mem, q),
+        };
         kernel(px, tile, &q.frags, q.mask, &colors);
         return;
     }
+    let colors = span::quad_colours(st.clear, tex, mem, q);
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) != 0 {
             if st.trace == Some((f.x, f.y)) {

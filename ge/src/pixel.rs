@@ -468,6 +468,28 @@ fn unstenciled_bits<F: FbPixel>(st: &PixelState) -> (u32, u32) {
     }
 }
 
+/// The `(alpha bits, kept bits)` of [`unstenciled_bits`] for any draw whose alpha/stencil
+/// bits do not depend on the fragment or the old stencil value: no stencil test, or a
+/// stencil test that always passes with no depth test and a ZPASS op writing a constant
+/// (ZERO, REPLACE: the usual "write 255 where drawn" of a transparent canvas); `None`
+/// otherwise. Under these conditions [`draw_tested`] never takes a failing branch and
+/// writes `pack_stencil(constant)`.
+#[inline(always)]
+fn fixed_stencil_bits<F: FbPixel>(st: &PixelState) -> Option<(u32, u32)> {
+    if !st.stencil {
+        return Some(unstenciled_bits::<F>(st));
+    }
+    if st.stencil_func != Compare::Always || st.depth_func != Compare::Always {
+        return None;
+    }
+    match st.zpass {
+        StencilOp::Zero | StencilOp::Replace => {
+            Some((F::pack_stencil(st.zpass.apply::<F>(0, st.stencil_ref)), st.write_mask))
+        }
+        _ => None,
+    }
+}
+
 /// The rest of the normal-mode pipeline for a fragment that passed [`fragment_tests`]:
 /// stencil and depth tests, depth write, blend, dither, logic op, write mask.
 #[inline(always)]

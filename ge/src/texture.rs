@@ -19,7 +19,8 @@
 //! * Texel reads are bounds checked: bytes past mapped memory read as 0, never panic.
 //!
 //! Submodules: `format` (formats, addressing, CLUT), `dxt`, `filter` (coordinates and
-//! filters), `lod` (level selection), `func` (texture functions).
+//! filters), `lod` (level selection), `func` (texture functions), `shader` (per-draw
+//! specialised quad shaders, checked against [`shade_quad`]).
 
 mod dxt;
 mod filter;
@@ -91,6 +92,9 @@ impl PaletteMemo {
         self.empty.get_or_insert_with(|| Arc::from(Vec::new())).clone()
     }
 }
+
+mod shader;
+pub use shader::QuadShader;
 
 /// One mip level's registers, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -388,7 +392,8 @@ pub fn constant_lod(st: &TextureState) -> Option<Lod> {
 /// The texture stage for a run of fragments sharing primary colour `prim` and secondary
 /// colour `secondary` (a flat-shaded rectangle row), at fragment coordinates `coords`
 /// (texels in through mode), with the level choice `lod` from [`constant_lod`]. Equals
-/// [`shade_quad`] lane by lane; the format is matched once per run.
+/// [`shade_quad`] lane by lane; format, filter and texture function are matched once per
+/// run (`shader::span_fn`).
 pub fn shade_span(
     st: &TextureState,
     mem: &Memory,
@@ -405,26 +410,10 @@ pub fn shade_span(
     let l = st.level(mem, lod.level as usize);
     macro_rules! run {
         ($f:ty) => {
-            shade_span_fmt::<$f>(st, &l, lod.linear, prim, secondary, coords, out)
+            shader::span_fn::<$f>(st, lod.linear)(st, &l, prim, secondary, coords, out)
         };
     }
     dispatch_format!(st.format, run)
-}
-
-fn shade_span_fmt<F: Format>(
-    st: &TextureState,
-    l: &Level,
-    linear: bool,
-    prim: [u8; 4],
-    secondary: [u8; 3],
-    coords: &[(f32, f32)],
-    out: &mut [[u8; 4]],
-) {
-    for (o, &(s, t)) in out.iter_mut().zip(coords) {
-        let (s, t) = st.normalise(s, t);
-        let texel = if linear { filter::bilinear::<F>(l, s, t) } else { filter::nearest::<F>(l, s, t) };
-        *o = texture_function(st, prim, secondary, texel);
-    }
 }
 
 /// Sample fragments whose bit is set in `mask` (normalised s, t). Returns false when the
@@ -460,6 +449,23 @@ fn sample_fmt<F: Format>(
     out: &mut [[u8; 4]; 4],
 ) {
     let l0 = st.level(mem, lod.level as usize);
+    sample_levels::<F>(st, mem, &l0, s, t, mask, lod, out);
+}
+
+/// [`sample_fmt`] with the level `lod.level` already resolved (`l0`); the next level is
+/// resolved here when the LOD blends two.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn sample_levels<F: Format>(
+    st: &TextureState,
+    mem: &Memory,
+    l0: &Level,
+    s: &[f32; 4],
+    t: &[f32; 4],
+    mask: u8,
+    lod: Lod,
+    out: &mut [[u8; 4]; 4],
+) {
     let l1 = (lod.frac != 0).then(|| st.level(mem, lod.level as usize + 1));
     let frac = lod.frac as u32;
     for i in 0..4 {
@@ -473,7 +479,7 @@ fn sample_fmt<F: Format>(
                 filter::nearest::<F>(l, s[i], t[i])
             }
         };
-        let c0 = one(&l0);
+        let c0 = one(l0);
         out[i] = match &l1 {
             Some(l1) => filter::mip_blend(c0, one(l1), frac),
             None => c0,

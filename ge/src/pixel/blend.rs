@@ -117,6 +117,12 @@ pub(crate) fn term(c: i32, f: i32) -> i32 {
 }
 
 impl Blend {
+    /// The usual alpha blend: `A·s + B·d` with A = source alpha, B = 1 − source alpha
+    /// (the quad kernels inline [`source_over`] for it).
+    pub(crate) fn is_source_over(&self) -> bool {
+        self.eq == BlendEq::Add && self.src == BlendFactor::SrcAlpha && self.dst == BlendFactor::InvSrcAlpha
+    }
+
     /// Blend source `s` (fragment, α = fragment alpha) over destination `d` (α = the
     /// stencil value, 0 for 5650). Returns unclamped RGB (≥ 0, up to 1020).
     #[inline]
@@ -154,6 +160,17 @@ impl Blend {
         }
         out
     }
+}
+
+/// [`Blend::apply`] for a blend where [`Blend::is_source_over`] holds.
+#[inline(always)]
+pub(crate) fn source_over(s: [u8; 4], d: [u8; 4]) -> [i32; 3] {
+    let (fa, fb) = (s[3] as i32, 255 - s[3] as i32);
+    [
+        term(s[0] as i32, fa) + term(d[0] as i32, fb),
+        term(s[1] as i32, fa) + term(d[1] as i32, fb),
+        term(s[2] as i32, fa) + term(d[2] as i32, fb),
+    ]
 }
 
 /// The 16 logic ops (LOGICOP bits 0–3); `s` = fragment, `d` = framebuffer.

@@ -3,7 +3,9 @@
 //! decided once per span instead of once per fragment.
 //!
 //! * [`draw_span`]: each fragment has its own colour (textured rows); the format is matched
-//!   once and every fragment runs the plain pipeline (`draw`).
+//!   once; without depth test, logic op or a stencil result that varies the row is written
+//!   straight through its bytes (the usual alpha blend inlined), otherwise every fragment
+//!   runs the plain pipeline (`draw`).
 //! * [`fill_span`]: one colour for the whole row (untextured rectangles, clears). The depth
 //!   range, alpha, fog and colour tests then give one answer for the row, and when no
 //!   per-pixel test or read-modify-write stage remains (clear mode writing colour, or
@@ -14,10 +16,11 @@
 //! Both equal `draw_pixel` fragment by fragment (property test in `draw::span`); the
 //! fill is what makes full-screen clears cost a memory pass rather than a pipeline pass.
 
+use super::blend::source_over;
 use super::format::FbPixel;
 use super::{
-    dither_clamp, draw, draw_clear, draw_tested, fragment_tests, unstenciled_bits, Compare, PixelState, Rgb565,
-    Rgba4444, Rgba5551, Rgba8888,
+    dither_clamp, draw, draw_clear, draw_tested, fixed_stencil_bits, fragment_tests, unstenciled_bits, Compare,
+    PixelState, Rgb565, Rgba4444, Rgba5551, Rgba8888,
 };
 use crate::tile::{FbFormat, Tile};
 
@@ -33,20 +36,24 @@ pub fn draw_span(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, z: u16, fog:
 }
 
 fn draw_span_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, z: u16, fog: u8, colors: &[[u8; 4]]) {
-    // Without stencil, depth test or logic op a fragment reads only its own colour word:
-    // the row is written straight through its bytes.
-    if st.clear || st.stencil || st.depth_func != Compare::Always || st.logic.is_some() || x0 < 0 {
+    // Without a varying stencil result, depth test or logic op a fragment reads only its
+    // own colour word: the row is written straight through its bytes.
+    let fixed = fixed_stencil_bits::<F>(st);
+    let Some((alpha_bits, keep)) =
+        fixed.filter(|_| !st.clear && st.depth_func == Compare::Always && st.logic.is_none() && x0 >= 0)
+    else {
         for (x, &c) in (x0..).zip(colors) {
             draw::<F>(st, tile, x, y, z, c, fog);
         }
         return;
-    }
+    };
     if let Some((lo, hi)) = st.depth_range {
         if z < lo || z > hi {
             return;
         }
     }
-    let (alpha_bits, keep) = unstenciled_bits::<F>(st);
+    // The usual alpha blend inlined (`source_over`), any other through `Blend::apply`.
+    let over = st.blend.as_ref().is_some_and(|b| b.is_source_over());
     for (k, run) in colors.chunks(64).enumerate() {
         let x0 = x0 + 64 * k as i32;
         let x1 = x0 + run.len() as i32 - 1;
@@ -57,6 +64,7 @@ fn draw_span_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, 
                 let Some(c) = fragment_tests(st, c, fog) else { continue };
                 let old = F::load(px);
                 let rgb = match &st.blend {
+                    Some(_) if over => source_over(c, F::dst_rgba(old)),
                     Some(b) => b.apply(c, F::dst_rgba(old)),
                     None => [c[0] as i32, c[1] as i32, c[2] as i32],
                 };

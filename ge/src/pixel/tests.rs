@@ -478,8 +478,27 @@ pub(crate) fn pixel_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
         op::MAXZ,
     ]);
     // Enables are drawn as 0/1 half the time so that states actually switch on.
-    let arg = prop_oneof![0u32..2, 0u32..0x100_0000, Just(0u32), Just(0xFF_FFFFu32)];
-    prop::collection::vec((ops, arg), 0..12)
+    // Values the kernels specialise: 0x32 is BLENDMODE's source-alpha blend (A = 2, B = 3,
+    // ADD); 0xFF_FF01 a STENCILTEST that always passes (ref 0xFF); 0x02_0000 and 0x01_0000
+    // STENCILOPs writing REPLACE / ZERO on pass.
+    let arg = prop_oneof![
+        0u32..2,
+        0u32..0x100_0000,
+        Just(0u32),
+        Just(0xFF_FFFFu32),
+        Just(0x32u32),
+        Just(0xFF_FF01u32),
+        Just(0x02_0000u32),
+        Just(0x01_0000u32),
+    ];
+    // One case in four starts from a transparent canvas's stencil (ALWAYS, REPLACE 0xFF on
+    // pass, as the PopCap renderer draws), which the kernels and spans specialise.
+    let canvas = vec![(op::STENCILTESTENABLE, 1), (op::STENCILTEST, 0xFF_FF01), (op::STENCILOP, 0x02_0000)];
+    let start = prop_oneof![3 => Just(Vec::new()), 1 => Just(canvas)];
+    (start, prop::collection::vec((ops, arg), 0..12)).prop_map(|(mut start, list)| {
+        start.extend(list);
+        start
+    })
 }
 
 /// `n` pseudo-random bytes (xorshift) for tile contents in the property tests.

@@ -41,7 +41,8 @@ pub struct TexFuncState {
 }
 
 /// The unclamped result of the texture function (RGB may reach 1020 with doubling).
-#[inline]
+// Inlined so the per-draw shaders (`shader.rs`), which fix `f.func`, drop the match.
+#[inline(always)]
 pub fn apply(f: &TexFuncState, p: [u8; 4], t: [u8; 4]) -> [i32; 4] {
     let p = p.map(i32::from);
     let t = t.map(i32::from);

@@ -1,0 +1,214 @@
+//! Per-draw quad shaders: the texture stage of triangles and other quad-walked primitives,
+//! specialised once per primitive and band on the state that is fixed for the draw.
+//!
+//! [`QuadShader::new`] looks at the decoded [`TextureState`] once. When the level choice
+//! cannot vary ([`super::constant_lod`]: one level, the same filter for magnifying and
+//! minifying) and the stage is not zeroed by an invalid address, it picks a function
+//! monomorphised on texel format × filter (nearest / bilinear) × texture function, and
+//! resolves level 0 (its memory slice, palette, axes) once instead of once per quad; the
+//! LOD arithmetic is skipped (it could not change the result). Mipmapped draws (and draws
+//! whose two filters differ) get a shader monomorphised on format × texture function that
+//! still picks the level and filter per quad. Draws with an invalid level address run
+//! [`super::shade_quad`], which stays the reference: the property test in `shader/tests.rs` checks that every shader equals it
+//! lane by lane over random registers, palettes, texture memory and quads.
+//!
+//! A specialised shader computes colours for covered lanes only (the reference also
+//! shades uncovered lanes, whose colours the pixel stage never reads).
+
+use super::filter::{self, Level};
+use super::format::{self, Format};
+use super::func::{self, TexFunc};
+use super::{lod, SamplerRule, TexFormat, TextureState};
+use crate::geom::{Fragment, Quad};
+use crate::mem::Memory;
+
+/// The texture stage for the quads of one primitive in one band.
+pub struct QuadShader<'a> {
+    st: &'a TextureState,
+    mem: &'a Memory,
+    /// Level 0, resolved once (used by the specialised shaders).
+    level: Level<'a>,
+    run: ShadeFn,
+}
+
+type ShadeFn = fn(&QuadShader, &Quad) -> [[u8; 4]; 4];
+
+impl<'a> QuadShader<'a> {
+    /// Choose the shader for `st` (a textured draw outside clear mode).
+    pub fn new(st: &'a TextureState, mem: &'a Memory) -> QuadShader<'a> {
+        QuadShader { st, mem, level: st.level(mem, 0), run: select(st) }
+    }
+
+    /// The colours of a quad's covered fragments after the texture function and the
+    /// secondary colour (uncovered lanes are unspecified).
+    #[inline]
+    pub fn shade(&self, q: &Quad) -> [[u8; 4]; 4] {
+        (self.run)(self, q)
+    }
+
+    /// True when this draw runs a specialised shader (not the reference).
+    pub fn is_specialised(&self) -> bool {
+        self.run as usize != reference as ShadeFn as usize
+    }
+}
+
+/// The reference: LOD per quad, format matched per quad.
+fn reference(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
+    super::shade_quad(sh.st, sh.mem, q, q.w)
+}
+
+fn select(st: &TextureState) -> ShadeFn {
+    macro_rules! by_func {
+        ($shader:ident, $($p:tt)*) => {
+            match st.func.func {
+                TexFunc::Modulate => $shader::<$($p)*, MODULATE>,
+                TexFunc::Decal => $shader::<$($p)*, DECAL>,
+                TexFunc::Blend => $shader::<$($p)*, BLEND>,
+                TexFunc::Replace => $shader::<$($p)*, REPLACE>,
+                TexFunc::Add => $shader::<$($p)*, ADD>,
+            }
+        };
+    }
+    match super::constant_lod(st) {
+        Some(lod) if !st.null_output(0) => {
+            macro_rules! run {
+                ($f:ty) => {
+                    if lod.linear {
+                        by_func!(constant, $f, true)
+                    } else {
+                        by_func!(constant, $f, false)
+                    }
+                };
+            }
+            dispatch_format!(st.format, run)
+        }
+        // Without invalid addresses no level choice zeroes the stage.
+        None if !st.any_invalid => {
+            macro_rules! run {
+                ($f:ty) => {
+                    by_func!(mipmapped, $f)
+                };
+            }
+            dispatch_format!(st.format, run)
+        }
+        _ => reference,
+    }
+}
+
+const MODULATE: u8 = 0;
+const DECAL: u8 = 1;
+const BLEND: u8 = 2;
+const REPLACE: u8 = 3;
+const ADD: u8 = 4;
+
+/// One level, one filter: each covered lane sampled at its own coordinates and run
+/// through the texture function `FUNC`, as [`super::shade_quad`] does for a constant LOD.
+fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
+    let st = sh.st;
+    let fs = fixed_func::<FUNC>(st);
+    let mut out = [[0u8; 4]; 4];
+    for (i, f) in q.frags.iter().enumerate() {
+        if q.mask & (1 << i) == 0 {
+            continue;
+        }
+        let (s, t) = st.normalise(f.s, f.t);
+        let texel = if LINEAR { filter::bilinear::<F>(&sh.level, s, t) } else { filter::nearest::<F>(&sh.level, s, t) };
+        out[i] = finish(st, &fs, f, texel);
+    }
+    out
+}
+
+/// A row of a flat-shaded rectangle: `(state, level, primary, secondary, coordinates, out)`.
+pub(super) type SpanFn = fn(&TextureState, &Level, [u8; 4], [u8; 3], &[(f32, f32)], &mut [[u8; 4]]);
+
+/// The row shader for format `F`, the filter and the draw's texture function (see
+/// [`super::shade_span`]).
+pub(super) fn span_fn<F: Format>(st: &TextureState, linear: bool) -> SpanFn {
+    macro_rules! by_func {
+        ($lin:literal) => {
+            match st.func.func {
+                TexFunc::Modulate => span::<F, $lin, MODULATE>,
+                TexFunc::Decal => span::<F, $lin, DECAL>,
+                TexFunc::Blend => span::<F, $lin, BLEND>,
+                TexFunc::Replace => span::<F, $lin, REPLACE>,
+                TexFunc::Add => span::<F, $lin, ADD>,
+            }
+        };
+    }
+    if linear {
+        by_func!(true)
+    } else {
+        by_func!(false)
+    }
+}
+
+fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
+    st: &TextureState,
+    l: &Level,
+    prim: [u8; 4],
+    secondary: [u8; 3],
+    coords: &[(f32, f32)],
+    out: &mut [[u8; 4]],
+) {
+    let fs = fixed_func::<FUNC>(st);
+    for (o, &(s, t)) in out.iter_mut().zip(coords) {
+        let (s, t) = st.normalise(s, t);
+        let texel = if LINEAR { filter::bilinear::<F>(l, s, t) } else { filter::nearest::<F>(l, s, t) };
+        *o = func::add_secondary(func::apply(&fs, prim, texel), secondary);
+    }
+}
+
+/// The function `FUNC` fixed in the draw's texture-function state.
+#[inline(always)]
+fn fixed_func<const FUNC: u8>(st: &TextureState) -> func::TexFuncState {
+    func::TexFuncState {
+        func: match FUNC {
+            MODULATE => TexFunc::Modulate,
+            DECAL => TexFunc::Decal,
+            BLEND => TexFunc::Blend,
+            REPLACE => TexFunc::Replace,
+            _ => TexFunc::Add,
+        },
+        ..st.func
+    }
+}
+
+/// The texture function and the secondary colour for one fragment, as `super::stage`.
+#[inline(always)]
+fn finish(st: &TextureState, fs: &func::TexFuncState, f: &Fragment, texel: [u8; 4]) -> [u8; 4] {
+    if f.color0_indefinite != 0 && st.sampler != SamplerRule::PpssppCpp {
+        func::add_secondary(func::apply_indefinite(fs, f.color0, f.color0_indefinite, texel), f.color1)
+    } else {
+        func::add_secondary(func::apply(fs, f.color0, texel), f.color1)
+    }
+}
+
+/// Mipmaps or differing filters: the LOD per quad from the first lanes' differences, then
+/// the reference's sampler for the format (one level or two blended), as
+/// [`super::shade_quad`] does for a draw without invalid addresses; the texture function
+/// is fixed.
+fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
+    let st = sh.st;
+    let fs = fixed_func::<FUNC>(st);
+    let (mut s, mut t) = ([0f32; 4], [0f32; 4]);
+    for (i, f) in q.frags.iter().enumerate() {
+        (s[i], t[i]) = st.normalise(f.s, f.t);
+    }
+    let lod = lod::lod_from(st, s[1] - s[0], t[2] - t[0], q.w);
+    let mut texels = [[0u8; 4]; 4];
+    if lod.level == 0 {
+        super::sample_levels::<F>(st, sh.mem, &sh.level, &s, &t, q.mask, lod, &mut texels);
+    } else {
+        super::sample_fmt::<F>(st, sh.mem, &s, &t, q.mask, lod, &mut texels);
+    }
+    let mut out = [[0u8; 4]; 4];
+    for (i, f) in q.frags.iter().enumerate() {
+        if q.mask & (1 << i) != 0 {
+            out[i] = finish(st, &fs, f, texels[i]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
