@@ -224,7 +224,8 @@ pub struct Snapshot {
     colour: Window,
     depth: Window,
     texture: Option<Arc<Texture>>,
-    clut: Option<Image>,
+    /// The decoded CLUT cache ([`palette`]); its swatch is drawn when asked for.
+    palette: Option<Vec<[u8; 4]>>,
 }
 
 impl Snapshot {
@@ -245,7 +246,7 @@ impl Snapshot {
             colour: Window::read(ge, t.color_addr, t.stride, t.fmt.bpp()),
             depth: Window::read(ge, t.depth_addr, t.zstride, 2),
             texture: None,
-            clut: clut(ge),
+            palette: palette(ge),
         }
     }
 
@@ -260,9 +261,14 @@ impl Snapshot {
         self.texture.as_ref()
     }
 
-    /// The CLUT swatch, as [`clut`] draws it.
-    pub fn clut(&self) -> Option<&Image> {
-        self.clut.as_ref()
+    /// The CLUT swatch, as [`clut`] draws it (drawn on each call).
+    pub fn clut(&self) -> Option<Image> {
+        self.palette.as_deref().map(swatch)
+    }
+
+    /// The CLUT cache the swatch shows: equal palettes give equal swatches.
+    pub fn palette(&self) -> Option<&[[u8; 4]]> {
+        self.palette.as_deref()
     }
 
     /// The colour, depth and stencil windows of both snapshots hold the same bytes in the
@@ -334,8 +340,8 @@ impl Snapshot {
             colour: self.colour(),
             depth: self.depth(),
             stencil: self.stencil(),
+            clut: self.clut(),
             texture: self.texture.map(|t| t.image().clone()),
-            clut: self.clut,
         }
     }
 }
@@ -478,7 +484,7 @@ pub fn colour(ge: &Ge) -> Image {
         colour: Window::read(ge, t.color_addr, t.stride, t.fmt.bpp()),
         depth: Window { width: 0, bpp: 2, bytes: Vec::new() },
         texture: None,
-        clut: None,
+        palette: None,
     };
     s.colour()
 }
@@ -491,7 +497,7 @@ pub fn depth(ge: &Ge) -> Image {
         colour: Window { width: 0, bpp: 2, bytes: Vec::new() },
         depth: Window::read(ge, t.depth_addr, t.zstride, 2),
         texture: None,
-        clut: None,
+        palette: None,
     };
     s.depth()
 }
@@ -517,25 +523,43 @@ pub const SWATCH_COLUMNS: u32 = 16;
 /// 256 for 8888), 16 per row, each an 8×8 square with its alpha; `None` unless texturing
 /// is on with a CLUT texture format.
 pub fn clut(ge: &Ge) -> Option<Image> {
+    palette(ge).as_deref().map(swatch)
+}
+
+/// The CLUT cache as [`clut`] shows it, before it is drawn.
+fn palette(ge: &Ge) -> Option<Vec<[u8; 4]>> {
     let regs = &ge.state.regs;
     if !regs.enabled(op::TEXTUREMAPENABLE) {
         return None;
     }
     let st = ge::texture::TextureState::decode(regs, &ge.state.clut, false);
-    if st.palette.is_empty() {
-        return None;
-    }
-    let rows = (st.palette.len() as u32).div_ceil(SWATCH_COLUMNS);
-    let mut img = Image::black(SWATCH_COLUMNS * SWATCH_CELL, rows * SWATCH_CELL);
-    for (i, c) in st.palette.iter().enumerate() {
-        let (cx, cy) = (i as u32 % SWATCH_COLUMNS, i as u32 / SWATCH_COLUMNS);
-        for y in 0..SWATCH_CELL {
-            for x in 0..SWATCH_CELL {
-                img.put(cx * SWATCH_CELL + x, cy * SWATCH_CELL + y, *c);
+    (!st.palette.is_empty()).then_some(st.palette)
+}
+
+/// Rows (in pixels) of the swatch of `entries` CLUT entries.
+pub fn swatch_height(entries: usize) -> u32 {
+    (entries as u32).div_ceil(SWATCH_COLUMNS) * SWATCH_CELL
+}
+
+/// The swatch of a palette ([`clut`]); cells past the last entry are black.
+fn swatch(palette: &[[u8; 4]]) -> Image {
+    let mut img = Image::black(SWATCH_COLUMNS * SWATCH_CELL, swatch_height(palette.len()));
+    let (cell, row) = (SWATCH_CELL as usize * 4, (SWATCH_COLUMNS * SWATCH_CELL) as usize * 4);
+    // One pixel row of a row of cells is built once, then copied to the cell's other rows.
+    for (entries, band) in
+        palette.chunks(SWATCH_COLUMNS as usize).zip(img.rgba.chunks_exact_mut(row * SWATCH_CELL as usize))
+    {
+        let (first, rest) = band.split_at_mut(row);
+        for (c, px) in entries.iter().zip(first.chunks_exact_mut(cell)) {
+            for p in px.chunks_exact_mut(4) {
+                p.copy_from_slice(c);
             }
         }
+        for r in rest.chunks_exact_mut(row) {
+            r.copy_from_slice(first);
+        }
     }
-    Some(img)
+    img
 }
 
 /// Every picture of the GE's current state.
@@ -664,6 +688,26 @@ mod tests {
                 }
                 None => assert!(used > 256, "{colours} colours ({distinct} distinct, {used} used) fit"),
             }
+        }
+    }
+
+    /// The swatch equals its plain definition (each entry an 8×8 square, 16 per row, black
+    /// past the last entry) for full and partial rows.
+    #[test]
+    fn swatch_draws_each_entry_as_a_square() {
+        for n in [1usize, 15, 16, 17, 256, 512] {
+            let pal: Vec<[u8; 4]> =
+                (0..n).map(|i| [i as u8, (i >> 8) as u8 * 50, 255 - i as u8, (i * 3) as u8]).collect();
+            let mut plain = Image::black(SWATCH_COLUMNS * SWATCH_CELL, swatch_height(n));
+            for (i, c) in pal.iter().enumerate() {
+                let (cx, cy) = (i as u32 % SWATCH_COLUMNS, i as u32 / SWATCH_COLUMNS);
+                for y in 0..SWATCH_CELL {
+                    for x in 0..SWATCH_CELL {
+                        plain.put(cx * SWATCH_CELL + x, cy * SWATCH_CELL + y, *c);
+                    }
+                }
+            }
+            assert_eq!(swatch(&pal), plain, "{n} entries");
         }
     }
 

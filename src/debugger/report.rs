@@ -130,13 +130,6 @@ pub struct DrawRow {
     pub keyframe: bool,
 }
 
-/// One disassembly line (`draw` set on draw commands).
-#[derive(Serialize)]
-pub struct Line {
-    pub text: String,
-    pub draw: Option<u32>,
-}
-
 /// Everything the page shows.
 #[derive(Serialize)]
 pub struct Report {
@@ -157,8 +150,9 @@ pub struct Report {
     /// Written by [`to_html`] itself (see there), not through the template.
     #[serde(skip)]
     pub rows: Vec<DrawRow>,
+    /// The disassembly as page HTML ([`disassembly`]).
     #[serde(skip)]
-    pub disasm: Vec<Line>,
+    pub disasm: String,
     pub disasm_cut: usize,
 }
 
@@ -363,7 +357,7 @@ impl Planner {
         let same = match kind {
             Kind::Colour | Kind::Stencil => p.same_colour(snap),
             Kind::Depth => p.same_depth(snap),
-            Kind::Clut => snap.clut().is_some() && p.clut() == snap.clut(),
+            Kind::Clut => snap.palette().is_some() && p.palette() == snap.palette(),
             Kind::Texture => false,
         };
         jobs[kind as usize].filter(|_| same)
@@ -371,12 +365,13 @@ impl Planner {
 
     /// Pixels of `snap`'s pictures of `kind` (0 when it has none).
     fn kind_pixels(kind: Kind, snap: &capture::Snapshot) -> u64 {
-        let area = |i: &Image| u64::from(i.width) * u64::from(i.height);
         match kind {
             Kind::Colour | Kind::Stencil => snap.colour_pixels(),
             Kind::Depth => snap.depth_pixels(),
             Kind::Texture => snap.texture().map_or(0, |t| u64::from(t.width) * u64::from(t.height)),
-            Kind::Clut => snap.clut().map_or(0, area),
+            Kind::Clut => snap.palette().map_or(0, |p| {
+                u64::from(capture::SWATCH_COLUMNS * capture::SWATCH_CELL) * u64::from(capture::swatch_height(p.len()))
+            }),
         }
     }
 
@@ -420,7 +415,7 @@ impl Planner {
         if let Some(j) = texture {
             slots.push(("texture", j));
         }
-        if snap.clut().is_some() {
+        if snap.palette().is_some() {
             slots.push(("clut", job(self, Kind::Clut)));
         }
         self.prev = Some((snap, made));
@@ -443,7 +438,7 @@ fn run_job((kind, snap): &Job, scratch: &mut Option<ge::Memory>) -> Result<Vec<E
             None => vec![picture("texture", &Plane::default())?],
         },
         Kind::Clut => match snap.clut() {
-            Some(c) => vec![image_picture("clut", c)?],
+            Some(c) => vec![image_picture("clut", &c)?],
             None => vec![picture("clut", &Plane::default())?],
         },
     })
@@ -616,9 +611,15 @@ pub fn build(
     })
 }
 
-/// The command stream as `psprender disasm` prints it, draws numbered.
-fn disassembly(dump: &Dump) -> (Vec<Line>, usize) {
-    let mut lines = Vec::new();
+/// The command stream as `psprender disasm` prints it, draws numbered and marked, as page
+/// HTML (escaped), and the number of words cut after [`MAX_DISASM_LINES`] lines. Written
+/// straight into one string on its own thread (a string per line, formatted again into
+/// the page, cost 50 M instructions on 10755's 40 000 lines).
+fn disassembly(dump: &Dump) -> (String, usize) {
+    use minijinja::HtmlEscape as E;
+    use std::fmt::Write as _;
+    let mut html = String::new();
+    let mut lines = 0usize;
     let mut draw = 0u32;
     let mut cut = 0usize;
     for (i, r) in dump.records.iter().enumerate() {
@@ -626,30 +627,41 @@ fn disassembly(dump: &Dump) -> (Vec<Line>, usize) {
             continue;
         }
         let words = dump.payload(r).chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-        if lines.len() < MAX_DISASM_LINES {
-            lines.push(Line { text: format!("# record {i}"), draw: None });
+        if lines < MAX_DISASM_LINES {
+            lines += 1;
+            let _ = write!(html, "\n# record {i}");
         }
         for (j, w) in words.enumerate() {
             let d = ge::dump::is_draw(w).then(|| {
                 draw += 1;
                 draw
             });
-            if lines.len() >= MAX_DISASM_LINES {
+            if lines >= MAX_DISASM_LINES {
                 cut += 1;
                 continue;
             }
+            lines += 1;
             let off = r.ptr.wrapping_add(4 * j as u32);
-            lines.push(Line { text: format!("{off:08x}: {w:08x}  {}", ge::cmd::disassemble(w)), draw: d });
+            let text = ge::cmd::disassemble(w);
+            let _ = match d {
+                Some(d) => write!(
+                    html,
+                    "\n<span class=\"drawline\" id=\"cmd-draw-{d}\">{off:08x}: {w:08x}  {}   \u{25c0} draw {d}</span>",
+                    E(&text)
+                ),
+                None => write!(html, "\n{off:08x}: {w:08x}  {}", E(&text)),
+            };
         }
     }
-    (lines, cut)
+    (html, cut)
 }
 
 /// Render the page. The two long blocks, the per-draw table and the disassembly (up to
 /// 40 000 lines), are written here rather than looped over in the template: minijinja
 /// spends about 4 000 instructions per loop item, more than the whole replay on long dumps
 /// (9545 shadow-of-destiny: 7 620 rows and 40 000 lines took 190 M instructions in the
-/// template, 12 M here). They are escaped with the template's own HTML escaping.
+/// template, 12 M here; the disassembly is now made as HTML on its own thread while the
+/// replay runs). They are escaped with the template's own HTML escaping.
 pub fn to_html(report: &Report) -> Result<String, ReportError> {
     let mut out = Vec::new();
     write_html(report, &mut out)?;
@@ -663,7 +675,7 @@ pub fn to_html(report: &Report) -> Result<String, ReportError> {
 pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), ReportError> {
     use minijinja::HtmlEscape as E;
     use std::fmt::Write as _;
-    let rows = || {
+    let rows = {
         let mut rows = String::with_capacity(report.rows.len() * 80);
         for row in &report.rows {
             let key = if row.keyframe { " class=\"key\"" } else { "" };
@@ -676,21 +688,6 @@ pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), Rep
         }
         rows
     };
-    let disasm = || {
-        let mut disasm = String::with_capacity(report.disasm.len() * 48);
-        for l in &report.disasm {
-            let _ = match l.draw {
-                Some(d) => write!(
-                    disasm,
-                    "\n<span class=\"drawline\" id=\"cmd-draw-{d}\">{}   \u{25c0} draw {d}</span>",
-                    E(&l.text)
-                ),
-                None => write!(disasm, "\n{}", E(&l.text)),
-            };
-        }
-        disasm
-    };
-    let (rows, disasm) = rayon::join(rows, disasm);
     let mut env = minijinja::Environment::new();
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     env.add_template("report.html", TEMPLATE)?;
@@ -710,7 +707,7 @@ pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), Rep
         let name = after.split_once('>').map_or(after, |(n, _)| n);
         let block = match name {
             "rows" => Some(rows.as_str()),
-            "disasm" => Some(disasm.as_str()),
+            "disasm" => Some(report.disasm.as_str()),
             n => n.parse::<usize>().ok().and_then(|i| report.uris.get(i)).map(String::as_str),
         };
         let block = block.ok_or_else(|| ReportError::Png(format!("no picture or block {name:?} for the page")))?;
