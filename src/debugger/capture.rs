@@ -644,15 +644,19 @@ mod tests {
         out
     }
 
-    #[test]
-    fn thumbnail_equals_the_plain_box_filter() {
-        let mut seed = 0x1234_5678u32;
-        let mut next = || {
+    /// Test data: a xorshift32 sequence from `seed`.
+    fn xorshift(mut seed: u32) -> impl FnMut() -> u32 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 17;
             seed ^= seed << 5;
             seed
-        };
+        }
+    }
+
+    #[test]
+    fn thumbnail_equals_the_plain_box_filter() {
+        let mut next = xorshift(0x1234_5678);
         for (w, h, max_w) in [(480, 272, 120), (64, 272, 120), (7, 3, 2), (5, 1, 2), (1, 1, 120), (33, 17, 4)] {
             for channels in [1u8, 3, 4] {
                 let data = (0..w * h * u32::from(channels)).map(|_| next() as u8).collect();
@@ -666,13 +670,7 @@ mod tests {
 
     #[test]
     fn indexed_keeps_the_pixels_up_to_256_colours() {
-        let mut seed = 0x9876_5432u32;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut next = xorshift(0x9876_5432);
         for colours in [1u32, 2, 3, 16, 17, 255, 256, 257, 4000] {
             // Colours that collide in the slot table's hash (same top bits of c·k) as well.
             let pal: Vec<[u8; 4]> =
