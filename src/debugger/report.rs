@@ -702,7 +702,7 @@ pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), Rep
     let page = env.get_template("report.html")?.render(ctx)?;
     let mut rest = page.as_str();
     while let Some(at) = rest.find(MARK) {
-        w.write_all(rest[..at].as_bytes())?;
+        w.write_all(&rest.as_bytes()[..at])?;
         let after = &rest[at + MARK.len()..];
         let name = after.split_once('>').map_or(after, |(n, _)| n);
         let block = match name {
@@ -710,7 +710,7 @@ pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), Rep
             "disasm" => Some(report.disasm.as_str()),
             n => n.parse::<usize>().ok().and_then(|i| report.uris.get(i)).map(String::as_str),
         };
-        let block = block.ok_or_else(|| ReportError::Png(format!("no picture or block {name:?} for the page")))?;
+        let block = block.ok_or_else(|| std::io::Error::other(format!("no picture or block {name:?} for the page")))?;
         w.write_all(block.as_bytes())?;
         rest = &after[(name.len() + 1).min(after.len())..];
     }
