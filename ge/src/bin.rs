@@ -65,6 +65,11 @@ impl<P: Send + Sync> Binner<P> {
         self.items.push((bounds, prim));
     }
 
+    /// The queued primitives, oldest first.
+    pub fn prims(&self) -> impl Iterator<Item = &P> {
+        self.items.iter().map(|(_, p)| p)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }

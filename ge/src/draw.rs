@@ -87,6 +87,8 @@ pub struct DrawContext {
     scratch: assemble::Scratch,
     /// Last id given to a decoded transform state ([`Ge::decode_transform`]).
     transform_ids: u64,
+    /// The last palette decoded (draw states share it while the CLUT is unchanged).
+    palettes: texture::PaletteMemo,
     /// A PRIM's assembly vertices (buffer reused from PRIM to PRIM).
     verts: Vec<assemble::AsmVertex>,
     /// Time spent in [`DrawContext::flush`] when profiling (`None`: not measured).
@@ -123,6 +125,7 @@ impl DrawContext {
             imm: immediate::ImmState::default(),
             scratch: assemble::Scratch::default(),
             transform_ids: 0,
+            palettes: Default::default(),
             verts: Vec::new(),
             phases: None,
         }
@@ -162,7 +165,7 @@ impl DrawContext {
                 return s.clone();
             }
         }
-        let mut s = DrawState::decode(&gs.regs, &gs.clut, through, self.model);
+        let mut s = DrawState::decode(&gs.regs, &gs.clut, through, self.model, &mut self.palettes);
         s.trace = self.trace_pixel;
         s.draw = self.draw_count;
         if let Some(m) = self.ppsspp.as_mut() {
@@ -298,9 +301,14 @@ impl DrawContext {
         if self.binner.is_empty() {
             return;
         }
-        let Some(target) = self.target else { return };
+        let Some(mut target) = self.target else { return };
         if let Some(m) = self.ppsspp.as_mut() {
             m.rasterized();
+        }
+        // Depth no primitive tests or writes stays in memory as it is: bands then carry no
+        // depth rows (a zero depth stride), saving their copy out and back (2D games).
+        if !self.binner.prims().any(|p| p.fix.pixel(&p.state.pixel).touches_depth()) {
+            target.zstride = 0;
         }
         self.written = WrittenSpan::default();
         let pool = self.pool.clone();

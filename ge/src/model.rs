@@ -84,7 +84,7 @@ impl Model {
     /// Which pixels a line lights.
     pub fn line_rule(self) -> LineRule {
         match self {
-            Model::Hardware => LineRule::PixelCentres,
+            Model::Hardware => LineRule::DiamondExit,
             Model::Ppsspp => LineRule::PpssppDda,
         }
     }

@@ -351,7 +351,7 @@ impl Surface {
         }
     }
 
-    fn build_indices(&self, lines: bool) -> Vec<u32> {
+    fn build_indices(&self, lines: Option<TessellationRule>) -> Vec<u32> {
         let mut out = Vec::new();
         if self.bezier {
             let per_patch = (self.tess_u + 1) * (self.tess_v + 1);
@@ -373,16 +373,34 @@ impl Surface {
 }
 
 /// Six indices per grid cell, rows of cells top to bottom. Triangles and points use
-/// (tl, bl, tr), (tr, bl, br); lines draw the left edge, the right edge and the
-/// diagonal: (tl, bl), (tr, br), (tr, bl) — a cell's top and bottom edges are not drawn
-/// [PP `SplineCommon.cpp` `CopyQuadIndex`, `BuildIndex`].
-fn push_grid(out: &mut Vec<u32>, num_u: usize, num_v: usize, base: usize, lines: bool) {
+/// (tl, bl, tr), (tr, bl, br). PPSSPP's lines draw the left edge, the right edge and the
+/// diagonal: (tl, bl), (tr, br), (tr, bl) [PP `SplineCommon.cpp` `CopyQuadIndex`,
+/// `BuildIndex`]; the PSP's lines are each row's triangle strip (tl, bl) of every column
+/// left to right, drawn as a line strip: the verticals run down, the diagonals up from bl
+/// to tr, and a cell's top and bottom edges are not drawn either [HW primitives-bezier
+/// lines patch: only a diagonal starting at (177.5, 40.0) lights pixel (177, 40) under the
+/// diamond-exit rule (raster/line.rs); primitives-bezier and primitives-spline 2 → 0
+/// differing pixels with it, 2 each with PPSSPP's order]. guess: per-cell lines (tl, bl),
+/// (tr, br), (bl, tr) fit the screenshots as well; the strip is the vertex stream the
+/// triangle mode draws.
+fn push_grid(out: &mut Vec<u32>, num_u: usize, num_v: usize, base: usize, lines: Option<TessellationRule>) {
     for v in 0..num_v {
+        let top = |u: usize| (v * (num_u + 1) + u + base) as u32;
+        let bottom = |u: usize| ((v + 1) * (num_u + 1) + u + base) as u32;
+        if lines == Some(TessellationRule::Hardware) {
+            // The strip tl0, bl0, tl1, bl1, …: one line per consecutive pair.
+            for u in 0..=num_u {
+                out.extend_from_slice(&[top(u), bottom(u)]);
+                if u < num_u {
+                    out.extend_from_slice(&[bottom(u), top(u + 1)]);
+                }
+            }
+            continue;
+        }
         for u in 0..num_u {
-            let tl = (v * (num_u + 1) + u + base) as u32;
-            let bl = ((v + 1) * (num_u + 1) + u + base) as u32;
+            let (tl, bl) = (top(u), bottom(u));
             let (tr, br) = (tl + 1, bl + 1);
-            if lines {
+            if lines.is_some() {
                 out.extend_from_slice(&[tl, bl, tr, br, tr, bl]);
             } else {
                 out.extend_from_slice(&[tl, bl, tr, tr, bl, br]);
@@ -517,6 +535,6 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
         }
     }
 
-    let indices = s.build_indices(params.output & 3 == 1);
+    let indices = s.build_indices((params.output & 3 == 1).then_some(params.rule));
     Tessellation { vertices: out, indices, prim }
 }

@@ -332,6 +332,12 @@ impl PixelState {
     pub fn clear_mode(&self) -> bool {
         self.clear
     }
+
+    /// The fragment stages read or write the depth buffer (depth test, depth write,
+    /// clear-mode depth). The depth range test compares with MINZ/MAXZ only.
+    pub fn touches_depth(&self) -> bool {
+        self.depth_func != Compare::Always || self.depth_write || self.clear_depth
+    }
 }
 
 /// Run one fragment through the pipeline into `tile`. `color` is the textured colour (in

@@ -192,7 +192,7 @@ impl Machinery {
 /// A draw state as the PPSSPP model decodes it (tests of this module).
 #[cfg(test)]
 pub(crate) fn test_state(regs: &Regs, through: bool) -> DrawState {
-    let mut st = DrawState::decode(regs, &[0; 1024], through, crate::Model::Ppsspp);
+    let mut st = DrawState::decode(regs, &[0; 1024], through, crate::Model::Ppsspp, &mut Default::default());
     decorate_state(&mut st, regs, &Matrices::default());
     let tex = st.texture.as_ref().map(|t| t.shared_clut);
     st.ppsspp = Some(StateData::decode(regs, &[0; 1024], &st.pixel, tex, None, true));

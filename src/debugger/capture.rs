@@ -225,7 +225,7 @@ pub struct Snapshot {
     depth: Window,
     texture: Option<Arc<Texture>>,
     /// The decoded CLUT cache ([`palette`]); its swatch is drawn when asked for.
-    palette: Option<Vec<[u8; 4]>>,
+    palette: Option<Arc<[[u8; 4]]>>,
 }
 
 impl Snapshot {
@@ -409,7 +409,7 @@ pub struct TextureMemo {
 
 struct TextureKey {
     regs: [u32; 7],
-    palette: Vec<[u8; 4]>,
+    palette: Arc<[[u8; 4]]>,
     bytes: Arc<Vec<u8>>,
 }
 
@@ -449,7 +449,7 @@ impl TextureMemo {
         ]
         .map(|c| regs.arg(c));
         if let Some((_, t)) =
-            self.seen.iter().find(|(k, _)| k.regs == regs && k.palette == st.palette && **k.bytes == *bytes)
+            self.seen.iter().find(|(k, _)| k.regs == regs && *k.palette == *st.palette && **k.bytes == *bytes)
         {
             return Some(t.clone());
         }
@@ -527,7 +527,7 @@ pub fn clut(ge: &Ge) -> Option<Image> {
 }
 
 /// The CLUT cache as [`clut`] shows it, before it is drawn.
-fn palette(ge: &Ge) -> Option<Vec<[u8; 4]>> {
+fn palette(ge: &Ge) -> Option<Arc<[[u8; 4]]>> {
     let regs = &ge.state.regs;
     if !regs.enabled(op::TEXTUREMAPENABLE) {
         return None;

@@ -256,8 +256,12 @@ impl Renderer {
         let [w, h] = self.opts.size;
         let layout = Layout::new(self.opts.size, self.opts.tile);
         let [tile_w, tile_h] = layout.tile;
-        let mut out = Image { width: w, height: h, rgba: vec![0; (4 * w * h) as usize] };
         let single = w <= tile_w && h <= tile_h;
+        // One tile appends its rows in order; zero-filling the canvas first cost 2% of a
+        // SUNSHROOM frame (callgrind). Tiled canvases are filled out of order.
+        let size = (4 * w * h) as usize;
+        let mut out =
+            Image { width: w, height: h, rgba: if single { Vec::with_capacity(size) } else { vec![0; size] } };
         for ty in (0..h).step_by(tile_h as usize) {
             for tx in (0..w).step_by(tile_w as usize) {
                 let (tw, th) = ((w - tx).min(tile_w), (h - ty).min(tile_h));
@@ -271,8 +275,12 @@ impl Renderer {
                 for y in 0..th {
                     let src = 0x0400_0000 + 4 * (y * FB_STRIDE);
                     let row = self.ge.mem.slice(src, 4 * tw).map_err(|cause| ge::GeError::Memory { pc: src, cause })?;
-                    let dst = 4 * ((ty + y) * w + tx) as usize;
-                    out.rgba[dst..dst + row.len()].copy_from_slice(row);
+                    if single {
+                        out.rgba.extend_from_slice(row);
+                    } else {
+                        let dst = 4 * ((ty + y) * w + tx) as usize;
+                        out.rgba[dst..dst + row.len()].copy_from_slice(row);
+                    }
                 }
             }
         }

@@ -13,7 +13,7 @@ use crate::pixel::PixelState;
 use crate::ppsspp::fix::{PrimFix, StateData};
 use crate::raster::{self, ClipRect};
 use crate::regs::Regs;
-use crate::texture::TextureState;
+use crate::texture::{PaletteMemo, TextureState};
 
 /// Everything the rasterizer and the fragment stages need for one draw; shared by all
 /// primitives binned while it is current.
@@ -61,11 +61,18 @@ impl DrawState {
     /// Decode the state of a draw with `model`'s typed rules (sampler, line, triangle,
     /// rectangle). PPSSPP's state rewrites and its [`StateData`] are added by the draw
     /// context through [`crate::ppsspp::decorate_state`], which knows the previous state.
-    pub fn decode(regs: &Regs, clut: &[u8; 1024], through: bool, model: Model) -> DrawState {
+    /// `palettes` keeps the last decoded palette for the next state.
+    pub fn decode(
+        regs: &Regs,
+        clut: &[u8; 1024],
+        through: bool,
+        model: Model,
+        palettes: &mut PaletteMemo,
+    ) -> DrawState {
         let pixel = PixelState::decode(regs, through);
         let clear = pixel.clear_mode();
         let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| {
-            let mut t = TextureState::decode(regs, clut, through);
+            let mut t = TextureState::decode_with(regs, clut, through, palettes);
             t.sampler = model.sampler_rule();
             t
         });

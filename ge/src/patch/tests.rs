@@ -423,6 +423,24 @@ fn hardware_colours_round_up() {
 }
 
 #[test]
+fn hardware_lines_are_each_rows_strip() {
+    // [HW primitives-bezier lines patch] the PSP draws a row of cells as the line strip
+    // tl0, bl0, tl1, bl1, …: verticals downwards, diagonals upwards (bl → tr), no top or
+    // bottom edges (patch.rs `push_grid`).
+    let c = grid(4, 4, |i, j| at([i as f32, j as f32, 0.0]));
+    let mut p = hw(params(PatchKind::Bezier, 4, 4, 2, 2));
+    p.output = 1;
+    let t = tessellate(&p, &c);
+    assert_eq!(t.prim, PrimType::Lines);
+    // Vertices 0..9 row-major in a 3 × 3 grid.
+    assert_eq!(t.indices, vec![0, 3, 3, 1, 1, 4, 4, 2, 2, 5, 3, 6, 6, 4, 4, 7, 7, 5, 5, 8]);
+    // Every diagonal starts at the lower vertex.
+    for l in t.indices.chunks(2).filter(|l| l[0] % 3 != l[1] % 3) {
+        assert!(t.vertices[l[0] as usize].pos[1] > t.vertices[l[1] as usize].pos[1]);
+    }
+}
+
+#[test]
 fn vertex_bound_counts_the_mesh_before_reduction() {
     let mut regs = Regs::default();
     regs.set(op::PATCHDIVISION, 127 | (127 << 8));

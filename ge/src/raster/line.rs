@@ -8,23 +8,42 @@
 //! truncated per pixel. PPSSPP's own TODO says fractional endpoints are not exact; its
 //! behaviour is what the references show.
 //!
-//! [`LineRule::PixelCentres`] ([`line_centres`], the PSP): the line lights, along its major axis, every
-//! pixel whose centre lies in `[min, max)` of the two endpoints, whichever way it runs;
-//! the minor coordinate is the exact line at that centre, truncated [HW primitives-lines:
-//! the line (9.375, 19.125)-(11.25, 19.125) lights 9 and 10 where the DDA's
-//! `steps = ⌊30/16⌋ = 1` lights only 9; HW primitives-bezier lines patch: a segment
-//! running left from x = 185 to the centre 177.5 lights its end pixel 177, at y = 40.0
-//! exactly → row 40, and a y-major segment from y = 10 puts row 12 at x = ⌊175.99⌋].
+//! [`LineRule::DiamondExit`] ([`line_diamond_exit`], the PSP): the diamond-exit rule.
+//! Each pixel owns the diamond |x − xc| + |y − yc| < ½ around its centre; a segment
+//! lights the pixels whose diamond it meets, except the one it ends inside. Ties (an
+//! end point or the line exactly on a diamond's border) are broken as if both end points
+//! sat (ε², ε) further right and down, ε → 0: the upper half of a diamond's border
+//! counts as inside, its left and right corners and lower half as outside. Along the
+//! major axis the line crosses one diamond per pixel (|slope| ≤ 1), so the lit pixels are
+//! those whose centre lies between the end points, less the end pixel when the end lies
+//! inside its diamond, plus the pixel before the start when the start lies inside that
+//! one's; the minor coordinate is the line's at the major centre, truncated.
+//! Evidence [HW primitives-bezier lines patch, whose tessellated vertical x = 177.5 runs
+//! through pixel centres while x = 185 runs along pixel borders, both with vertices at
+//! y = 22.375, 30.625, 36, 40: row 30 of x = 177.5 shows the lower segment's colour
+//! (green 223; the upper segment's would be 222 as on x = 185), so the upper segment,
+//! ending inside that diamond, does not light it and the lower one, starting inside,
+//! does; pixel (177, 40) is lit only by the diagonal that starts on the top corner of its
+//! diamond (patch.rs `push_grid`); primitives-linestrip: (11.25, 19.125) → (11.25, 21.25)
+//! ends on the upper edge of pixel (11, 21)'s diamond and leaves it dark; of the eight
+//! nudges (±ε, ±ε²) and (±ε², ±ε) only (ε², ε) draws the bezier lines patch exactly
+//! (simulated: the others leave 2 to 168 pixels);
+//! primitives-lines: (9.375, 19.125)-(11.25, 19.125) lights 9 and 10 where the DDA's
+//! `steps = ⌊30/16⌋ = 1` lights only 9, and 14 → 16 on a row border lights 14, 15 either
+//! way round]. The previous rule, pixel centres in `[min, max)` of the end points, left
+//! primitives-bezier and primitives-spline at 2 pixels each; the diamond-exit rule with
+//! PPSSPP's patch line order (diagonals tr → bl) at 2 each too.
 //! Colours follow the triangles' colour rule along the major axis: from the end point
 //! with the lower major coordinate, the gradient per 1/16 px rounded down to
-//! [`COLOUR_GRADIENT_BITS`] fraction bits, evaluated at the pixel centre and truncated
-//! [HW primitives-bezier lines patch: its 4x4 grid of y- and x-major segments between
-//! tessellated vertices was off by 1 to 8 green levels on 270 pixels with colours stepped
-//! by `i / steps` from v0, 2 pixels with this rule; primitives-bezier 527 → 288 differing
-//! pixels, primitives-spline 869 → 630; stepping from v0 instead of the lower end point
-//! leaves 2 more on each]. guess: depth steps from v0 by `i / steps` and fog and texture
-//! coordinates by the same fraction in float as in PPSSPP's DDA, so the first pixel takes
-//! v0's values exactly; no hardware data separates the alternatives.
+//! [`COLOUR_GRADIENT_BITS`] fraction bits, evaluated at the pixel centre (beyond the end
+//! point for a pixel lit before the start) and truncated [HW primitives-bezier lines
+//! patch: its 4x4 grid of y- and x-major segments between tessellated vertices was off by
+//! 1 to 8 green levels on 270 pixels with colours stepped by `i / steps` from v0;
+//! primitives-bezier 527 → 288 differing pixels, primitives-spline 869 → 630]. guess:
+//! depth steps from v0 by `i / steps` over the pixels whose centre lies between the end
+//! points and fog and texture coordinates by the same fraction in float as in PPSSPP's
+//! DDA, so the first such pixel takes v0's values exactly and a pixel lit beyond an end
+//! takes that end's; no hardware data separates the alternatives.
 
 use super::triangle::COLOUR_GRADIENT_BITS;
 use super::{
@@ -37,9 +56,9 @@ use super::{
 pub enum LineRule {
     /// PPSSPP's DDA: `|major delta| / 16` steps from v0 [PP `DrawLine`].
     PpssppDda,
-    /// The pixels whose centre the major axis crosses, end points in either order
+    /// The pixels whose diamond the segment leaves
     /// [HW primitives-lines, primitives-linestrip, primitives-bezier] (module docs).
-    PixelCentres,
+    DiamondExit,
 }
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
@@ -58,8 +77,8 @@ fn persp_st(v0: &ScreenVertex, v1: &ScreenVertex, p: f32) -> (f32, f32) {
 /// Draw a line from `v[0]` to `v[1]` (end pixel excluded). With [`RasterSetup::flat_shading`]
 /// (or equal colours) every pixel takes `v[1]`'s colours.
 pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
-    if setup.line == LineRule::PixelCentres {
-        return line_centres(v, setup, emit);
+    if setup.line == LineRule::DiamondExit {
+        return line_diamond_exit(v, setup, emit);
     }
     let (a, b) = (&v[0], &v[1]);
     let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {
@@ -180,8 +199,8 @@ pub fn line(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Qu
     }
 }
 
-/// [`LineRule::PixelCentres`]: the pixels whose centre the major axis crosses (module docs).
-fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
+/// [`LineRule::DiamondExit`]: the pixels whose diamond the segment leaves (module docs).
+fn line_diamond_exit(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut(&Quad)) {
     let (a, b) = (&v[0], &v[1]);
     let Some(range) = screen_range(&[a.x.0, b.x.0], &[a.y.0, b.y.0], &setup.clip) else {
         return;
@@ -194,9 +213,10 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
     if dm == 0 {
         return;
     }
-    let den = dm.abs();
+    let seg = Segment::new(x_major, am, an, dm, dn);
+    // Pixels p with 16p + 8 in [lo, hi): always lit but for the one holding the end
+    // point; the diamonds of the pixels just outside can also be left (first − 1, end).
     let (lo, hi) = (am.min(am + dm), am.max(am + dm));
-    // Pixels p with 16p + 8 in [lo, hi).
     let (first, end) = ((lo + 7).div_euclid(16), (hi + 7).div_euclid(16));
     let (az, bz) = (vertex_depth(a.z) as i64, vertex_depth(b.z) as i64);
     let same = a.color0 == b.color0 && a.color1 == b.color1;
@@ -204,18 +224,18 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
     // Texture-coordinate change per pixel along x and y (the LOD inputs).
     let per_px = |d: f32, delta: i64| if delta == 0 { 0.0 } else { d * 16.0 / delta as f32 };
     let (ds, dt) = if setup.textured { (per_px(b.s - a.s, dx), per_px(b.t - a.t, dy)) } else { (0.0, 0.0) };
-    // Attributes step from v0 by i/steps per pixel visited, as PPSSPP's DDA does.
+    // guess: attributes other than colour step from v0 by i/steps over the pixels whose
+    // centre lies between the end points, as PPSSPP's DDA does; a pixel lit beyond an
+    // end takes that end's values.
     let steps = end - first;
     // Only pixels inside the clip range on the major axis can be drawn: visit just those
     // (bounded work for far-off vertices, README "Limits"; the others are skipped below).
     let (mlo, mhi) = if x_major { (range[0] >> 4, range[2] >> 4) } else { (range[1] >> 4, range[3] >> 4) };
-    let (plo, phi) = (first.max(mlo as i64), (end - 1).min(mhi as i64));
-    let (i0, i1) = if dm > 0 { (plo - first, phi - first + 1) } else { (end - 1 - phi, end - 1 - plo + 1) };
-    for i in i0.max(0)..i1.min(steps) {
-        let p = if dm > 0 { first + i } else { end - 1 - i };
-        // The centre lies k/den of the way from a to b.
-        let k = (16 * p + 8 - am) * dm.signum();
-        let minor = floor_div(an * den + k * dn, den * 16);
+    let (plo, phi) = ((first - 1).max(mlo as i64), end.min(mhi as i64));
+    for p in plo..=phi {
+        let Some(minor) = seg.lit(p) else {
+            continue;
+        };
         let (px, py) = if x_major { (p, minor) } else { (minor, p) };
         if px < (range[0] >> 4) as i64
             || px > (range[2] >> 4) as i64
@@ -228,8 +248,9 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
         if !setup.row_in_band(py) {
             continue;
         }
-        // `k` 1/16 px from a towards b is `den − k` from b towards a.
-        let colour = |ca: u8, cb: u8| colour_along(ca, cb, k, den, dm > 0);
+        // The centre lies k/den of the way from a to b (outside 0..=den beyond an end).
+        let k = (16 * p + 8 - am) * dm.signum();
+        let colour = |ca: u8, cb: u8| colour_along(ca, cb, k, seg.den, dm > 0);
         let (mut color0, color1) = if interpolate_color {
             (
                 std::array::from_fn(|i| colour(a.color0[i], b.color0[i])),
@@ -242,7 +263,8 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
             // guess: PPSSPP's forced alpha [PP DrawLine]; no hardware data.
             color0[3] = 0x7F;
         }
-        let t = i as f32 / steps as f32;
+        let i = (if dm > 0 { p - first } else { end - 1 - p }).clamp(0, steps);
+        let t = if steps == 0 { 0.0 } else { i as f32 / steps as f32 };
         let (mut s, mut tt) = (0.0f32, 0.0f32);
         if setup.textured {
             if setup.perspective {
@@ -252,10 +274,11 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
                 tt = a.t + (b.t - a.t) * t;
             }
         }
+        let z = if steps == 0 { az } else { floor_div(az * (steps - i) + bz * i, steps) };
         let f = Fragment {
             x: px,
             y: py,
-            z: depth_u16(floor_div(az * (steps - i) + bz * i, steps) as i32),
+            z: depth_u16(z as i32),
             color0,
             color0_indefinite: 0,
             color1,
@@ -264,6 +287,83 @@ fn line_centres(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dyn FnMut
             t: tt,
         };
         emit(&single_pixel_quad(f, ds, dt, a.w + (b.w - a.w) * t));
+    }
+}
+
+/// `c0 + c1·ε + c2·ε²` for an infinitesimal ε > 0: lexicographic order is the order of
+/// the values.
+type Perturbed = [i128; 3];
+
+fn scaled(v: Perturbed, k: i128) -> Perturbed {
+    v.map(|c| c * k)
+}
+
+fn minus(a: Perturbed, b: Perturbed) -> Perturbed {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// A line in major/minor coordinates (1/16 px) for the diamond-exit test: from
+/// (`am`, `an`) to (`bm`, `bn`), `den` = |major delta|, minor slope `sdn / den` per unit
+/// of major coordinate (|sdn| ≤ den).
+struct Segment {
+    x_major: bool,
+    am: i64,
+    an: i64,
+    bm: i64,
+    bn: i64,
+    den: i64,
+    sdn: i64,
+}
+
+impl Segment {
+    fn new(x_major: bool, am: i64, an: i64, dm: i64, dn: i64) -> Segment {
+        Segment { x_major, am, an, bm: am + dm, bn: an + dn, den: dm.abs(), sdn: dn * dm.signum() }
+    }
+
+    /// Whether the segment lights major pixel `p`, and on which minor pixel (module docs).
+    /// Ties are broken as if both end points sat (ε², ε) further right and down. The
+    /// moved line crosses the major centre `16p + 8` inside exactly one open diamond
+    /// (|slope| ≤ 1), that of minor pixel `q`; the pixel is lit when the moved segment
+    /// meets that open diamond and does not end inside it.
+    fn lit(&self, p: i64) -> Option<i64> {
+        let (den, sdn) = (self.den as i128, self.sdn as i128);
+        // (ε², ε) in (major, minor) order.
+        let (dm, dn): (Perturbed, Perturbed) =
+            if self.x_major { ([0, 0, 1], [0, 1, 0]) } else { ([0, 1, 0], [0, 0, 1]) };
+        let cm = 16 * p + 8;
+        // den · minor coordinate of the moved line at the major centre.
+        let n0 = self.an as i128 * den + (cm - self.am) as i128 * sdn;
+        let n = minus([n0, 0, 0], minus(scaled(dm, sdn), scaled(dn, den)));
+        let mut q = n0.div_euclid(16 * den);
+        if n0.rem_euclid(16 * den) == 0 && [n[1], n[2]] < [0, 0] {
+            q -= 1;
+        }
+        let cn = 16 * q + 8;
+        // den · minor offset from the diamond centre at the major centre, in (−8den, 8den).
+        let e = minus(n, [cn * den, 0, 0]);
+        let (r_plus, r_minus) = (minus([8 * den, 0, 0], e), [8 * den + e[0], e[1], e[2]]);
+        // The moved line lies inside the open diamond for major offsets u from the centre
+        // with |u| + |e/den + u·sdn/den| < 8:
+        // u < u_out ⇔ u(den + sdn) < 8den − e and u(den − sdn) < 8den + e;
+        // u > u_in ⇔ −u(den − sdn) < 8den − e and −u(den + sdn) < 8den + e.
+        let below_out = |u: Perturbed| scaled(u, den + sdn) < r_plus && scaled(u, den - sdn) < r_minus;
+        let above_in = |u: Perturbed| scaled(u, -(den - sdn)) < r_plus && scaled(u, -(den + sdn)) < r_minus;
+        let (lo, hi) = (self.am.min(self.bm), self.am.max(self.bm));
+        let u_lo = [(lo - cm) as i128 + dm[0], dm[1], dm[2]];
+        let u_hi = [(hi - cm) as i128 + dm[0], dm[1], dm[2]];
+        if !([0; 3] < r_plus && [0; 3] < r_minus && below_out(u_lo) && above_in(u_hi)) {
+            return None;
+        }
+        // The moved end point lies inside: strictly inside, or on the upper half of the
+        // boundary (its top corner and upper edges, not the left and right corners).
+        let cn = cn as i64;
+        let (du, dv) = (self.bm - cm, self.bn - cn);
+        let dy = if self.x_major { dv } else { du };
+        let g = du.abs() + dv.abs();
+        if g < 8 || (g == 8 && dy < 0) {
+            return None;
+        }
+        Some(q as i64)
     }
 }
 

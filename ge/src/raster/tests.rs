@@ -611,11 +611,11 @@ fn zero_area_triangle_gives_indefinite_colour_and_depth() {
     assert!(!f.is_empty() && f.iter().all(|fr| fr.z == 300 && fr.color0_indefinite == 0xF));
 }
 
-/// [`LineRule::PixelCentres`]; expected pixels read off the real-PSP screenshots in
+/// [`LineRule::DiamondExit`]; expected pixels read off the real-PSP screenshots in
 /// `conformance/hardware` (line.rs module docs).
 #[test]
-fn hardware_line_lights_the_centres_it_crosses() {
-    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
+fn hardware_line_lights_the_diamonds_it_leaves() {
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::DiamondExit);
     let hw_px = |a, b| {
         let mut v: Vec<_> = count(|e| line(&[a, b], &hw, e)).into_keys().collect();
         v.sort();
@@ -626,20 +626,50 @@ fn hardware_line_lights_the_centres_it_crosses() {
     let (a, b) = (sv(150, 306), sv(180, 306));
     assert_eq!(hw_px(a, b), vec![(9, 19), (10, 19)]);
     assert_eq!(count(|e| line(&[a, b], &RasterSetup::new(BIG, false, false), e)).len(), 1);
+    // [HW primitives-linestrip] the strip's next segment (11.25, 19.125) → (11.25, 21.25)
+    // ends on the upper edge of pixel (11, 21)'s diamond: rows 19 and 20 only.
+    assert_eq!(hw_px(sv(180, 306), sv(180, 340)), vec![(11, 19), (11, 20)]);
     // Integer ends: 14 → 16 lights 14, 15 either way round [HW primitives-lines].
     assert_eq!(hw_px(px(14, 10), px(16, 10)), vec![(14, 10), (15, 10)]);
     assert_eq!(hw_px(px(16, 10), px(14, 10)), vec![(14, 10), (15, 10)]);
-    // [HW primitives-bezier lines patch] leftwards from (185, 36) to the centre
-    // (177.5, 40) includes the end pixel, on row 40.
-    let d = hw_px(sv(2960, 576), sv(2840, 640));
+    // [HW primitives-bezier lines patch] a diagonal leaving the top corner of pixel
+    // (177, 40)'s diamond, (177.5, 40) → (185, 36), lights it; run the other way it ends
+    // there and does not.
+    let d = hw_px(sv(2840, 640), sv(2960, 576));
     assert_eq!(d.first(), Some(&(177, 40)));
     assert_eq!(d.len(), 8);
+    assert!(!hw_px(sv(2960, 576), sv(2840, 640)).contains(&(177, 40)));
+    // The vertical x = 177.5 through pixel centres: y 22.375 → 30.625 ends inside row 30's
+    // diamond (rows 22..=29), the next segment 30.625 → 36 starts inside it (rows 30..=35).
+    assert_eq!(hw_px(sv(2840, 358), sv(2840, 490)), (22..30).map(|y| (177, y)).collect::<Vec<_>>());
+    assert_eq!(hw_px(sv(2840, 490), sv(2840, 576)), (30..36).map(|y| (177, y)).collect::<Vec<_>>());
+    // On the pixel border x = 185 the same segments light rows 22..=30 and 31..=35.
+    assert_eq!(hw_px(sv(2960, 358), sv(2960, 490)), (22..31).map(|y| (185, y)).collect::<Vec<_>>());
+    assert_eq!(hw_px(sv(2960, 490), sv(2960, 576)), (31..36).map(|y| (185, y)).collect::<Vec<_>>());
     // A y-major segment from (177.5, 10) to (170, 22.4375): row 12 at x = ⌊175.99⌋.
     let d = hw_px(sv(2840, 160), sv(2720, 359));
     assert!(d.contains(&(175, 12)) && !d.contains(&(176, 12)));
 }
 
-/// Colours along a [`LineRule::PixelCentres`] line follow the triangles' colour rule from
+/// The tie rule's consequence where the screenshots have no case (derived, not read off
+/// hardware): a y-major line crossing a row centre exactly on a pixel border lights the
+/// right pixel when x falls or stays as y grows, the left one when x grows, as if moved
+/// down by ε.
+#[test]
+fn hardware_line_border_ties_follow_the_downward_nudge() {
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::DiamondExit);
+    let row = |a: ScreenVertex, b: ScreenVertex, y: i32| {
+        count(|e| line(&[a, b], &hw, e)).into_keys().filter(|p| p.1 == y).map(|p| p.0).collect::<Vec<_>>()
+    };
+    // Through (10.0, 5.5): x = 10 + (y − 5.5)/4.
+    assert_eq!(row(sv(144, 24), sv(164, 104), 5), vec![9]);
+    assert_eq!(row(sv(164, 104), sv(144, 24), 5), vec![9]);
+    // x = 10 − (y − 5.5)/4 and the vertical x = 10.
+    assert_eq!(row(sv(176, 24), sv(156, 104), 5), vec![10]);
+    assert_eq!(row(sv(160, 24), sv(160, 104), 5), vec![10]);
+}
+
+/// Colours along a [`LineRule::DiamondExit`] line follow the triangles' colour rule from
 /// the end with the lower major coordinate (line.rs module docs). Hand-derived: 0 → 160
 /// over 160 sixteenths is exactly one level per sixteenth, so the centre of pixel p reads
 /// 16p + 8 whichever way the line runs; 0 → 100 over 150 sixteenths (gradient 2/3 per
@@ -647,7 +677,7 @@ fn hardware_line_lights_the_centres_it_crosses() {
 /// one less than the exact (16p + 8)·2/3 where that is whole (pixel 1: 16 → 15).
 #[test]
 fn hardware_line_colours_follow_the_colour_plane() {
-    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::PixelCentres);
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::DiamondExit);
     let reds = |v: [ScreenVertex; 2]| {
         let mut f = frags(|e| line(&v, &hw, e));
         f.sort_by_key(|f| f.x);
@@ -665,6 +695,26 @@ fn hardware_line_colours_follow_the_colour_plane() {
     assert_eq!(expect[..3], [5, 15, 26]);
     assert_eq!(reds([a, b]), expect);
     assert_eq!(reds([b, a]), expect);
+}
+
+/// [HW primitives-bezier lines patch] the vertical x = 177.5 between tessellated vertices
+/// (y 22.375, green 148), (30.625, 224), (36, 252): pixel (177, 30) belongs to the lower
+/// segment, which starts inside its diamond and extrapolates its colour back to the
+/// centre: 223 on the PSP, where the upper segment's 222.85 would read 222 (as it does on
+/// the border x = 185, whose row 30 the upper segment lights).
+#[test]
+fn hardware_line_pixel_before_the_start_extrapolates_colour() {
+    let hw = RasterSetup::new(BIG, false, false).with_line(LineRule::DiamondExit);
+    let greens = |x16: i32, y0: i32, g0: u8, y1: i32, g1: u8| {
+        let (mut a, mut b) = (sv(x16, y0), sv(x16, y1));
+        a.color0 = [255, g0, 0, 255];
+        b.color0 = [255, g1, 0, 255];
+        frags(|e| line(&[a, b], &hw, e)).into_iter().map(|f| (f.y, f.color0[1])).collect::<HashMap<_, _>>()
+    };
+    let upper = greens(2840, 358, 148, 490, 224);
+    let lower = greens(2840, 490, 224, 576, 252);
+    assert_eq!((upper.get(&29), upper.get(&30), lower.get(&30)), (Some(&213), None, Some(&223)));
+    assert_eq!(greens(2960, 358, 148, 490, 224).get(&30), Some(&222));
 }
 
 // ---- Hardware triangle rule: expected values are pixels of the real-PSP screenshots in

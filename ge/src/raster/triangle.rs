@@ -35,6 +35,24 @@
 //!   1 along a diagonal and the PSP shows texel 255 or a wrap to 0 pixel by pixel: this rule
 //!   predicts 119 of those 128 pixels, exact division 0 of the wraps. The PSP's divider is
 //!   not exactly this (texmtx-prims column 150 needs a smaller reciprocal).
+//!
+//!   What the divider is not (measured on 384 hardware-read intervals for 1/q, one per
+//!   distinct q: 256 from texmtx-source, 128 from texmtx-prims; this rule misses 6 + 9).
+//!   texmtx-source's s, t and q at pixel centres are exact in 10 significant bits, so no
+//!   storage or interpolation precision of them can matter there; its misses come from
+//!   the divide. The PSP's reciprocal acts like one rounded to this rule's 2^-15 grid from
+//!   a value off by about 2^-18 (up where 1/q ≈ 1.8, down where ≈ 1.1, not smooth between
+//!   neighbouring q: 1024·q = 911, 915, 921 need < −0.03, ≥ −0.01, < −0.11 units of
+//!   2^-15). None of these fits: the exact reciprocal rounded to 12–23 bits (nearest,
+//!   down, up) or rounded twice; a constant rounding bias (best 14 misses); 1/(q ± k·2^-L)
+//!   or a numerator 1 ± j·2^-L (|k|, |j| ≤ 3, L 15–24; best 7); the product s·r also rounded
+//!   to 14–24 bits (never fewer misses); one Newton step from 5–10-bit seed tables with
+//!   truncated or one's-complement intermediates (best 12); linear interpolation between
+//!   2^4–2^8 table entries, the reciprocal rounded to 15–24 bits at the knots, with offsets
+//!   (best 12). Free table entries fit only with ≥ 128 of them (within ±0.4 units if the
+//!   result is truncated). A linear error term plus bias fitted on one test predicts the
+//!   other worse than this rule. texmtx-normals' misses are mostly not the divider (exact division
+//!   still misses 262 of its 276 pixels).
 
 use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
