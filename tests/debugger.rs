@@ -197,6 +197,17 @@ fn buffers_show_colour_depth_stencil_texture_and_clut() {
         let want = if i < 16 { rect_palette(i) } else { [0, 0, 0, 0] };
         assert_eq!(clut.get((i % 16) * 8 + 3, (i / 16) * 8 + 4), want, "entry {i}");
     }
+    // The report's draw 2 shows the same pictures (its texture decoded on an encoding
+    // thread from a copy of the texture's bytes; texture and CLUT embedded as indexed PNG).
+    let html_path = tmp("buffers-report.html");
+    assert!(run(psprender().arg("report").arg(&dump).arg("-o").arg(&html_path)).status.success());
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let start = html.find("<section class=\"draw\" id=\"draw-2\"").unwrap();
+    let end = start + html[start..].find("</section>").unwrap();
+    let pics = data_uris(&html[start..end]);
+    assert_eq!(pics.len(), 5, "colour, depth, stencil, texture, CLUT");
+    assert!(pics[0] == colour && pics[1] == depth && pics[2] == stencil, "draw 2's buffers");
+    assert!(pics[3] == tex && pics[4] == clut, "draw 2's texture and CLUT");
     // After the clear (draw 1) texturing is off: no texture or CLUT picture.
     let dir1 = tmp("buffers-1");
     assert!(run(psprender().arg("replay").arg(&dump).args(["--until-draw", "1", "--buffers"]).arg(&dir1))

@@ -9,9 +9,10 @@
 use ge::cmd::op;
 use ge::display::{expand16, Image};
 use ge::draw::fb_target;
+use ge::texture::TextureState;
 use ge::tile::FbFormat;
-use ge::Ge;
-use std::sync::Arc;
+use ge::{Ge, Memory};
+use std::sync::{Arc, OnceLock};
 
 /// Rows shown of each buffer: the PSP screen height.
 pub const BUFFER_ROWS: u32 = 272;
@@ -157,28 +158,82 @@ impl Plane {
     }
 }
 
+/// A picture of at most 256 distinct colours as indices into a palette (colours in order of
+/// first appearance): what the report embeds as an indexed-colour PNG. A CLUT texture is
+/// decoded through a palette, so it usually fits, and its PNG then compresses one byte per
+/// pixel (or less) instead of three or four.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Indexed {
+    pub width: u32,
+    pub height: u32,
+    pub palette: Vec<[u8; 4]>,
+    pub indices: Vec<u8>,
+}
+
+impl Indexed {
+    /// `img` as palette indices, or `None` when it has more than 256 colours.
+    pub fn from_image(img: &Image) -> Option<Indexed> {
+        // Open addressing over 1 024 slots (at most 256 used, so a probe always ends):
+        // (colour, index + 1), 0 marking an empty slot.
+        const SLOTS: usize = 1024;
+        let mut slots = [(0u32, 0u16); SLOTS];
+        let mut palette: Vec<[u8; 4]> = Vec::new();
+        let mut index_of = |c: u32| -> Option<u8> {
+            let mut h = (c.wrapping_mul(0x9E37_79B1) >> 22) as usize;
+            loop {
+                match slots[h] {
+                    (k, i) if i != 0 && k == c => return Some((i - 1) as u8),
+                    (_, 0) => {
+                        if palette.len() == 256 {
+                            return None;
+                        }
+                        palette.push(c.to_le_bytes());
+                        slots[h] = (c, palette.len() as u16);
+                        return Some((palette.len() - 1) as u8);
+                    }
+                    _ => h = (h + 1) % SLOTS,
+                }
+            }
+        };
+        let mut indices = vec![0u8; img.rgba.len() / 4];
+        // Runs of one colour (common in textures) skip the table.
+        let mut last = img.rgba.get(..4).map_or(0, |p| !u32::from_le_bytes([p[0], p[1], p[2], p[3]]));
+        let mut last_i = 0u8;
+        for (o, p) in indices.iter_mut().zip(img.rgba.chunks_exact(4)) {
+            let c = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+            if c != last {
+                last = c;
+                last_i = index_of(c)?;
+            }
+            *o = last_i;
+        }
+        Some(Indexed { width: img.width, height: img.height, palette, indices })
+    }
+
+    /// The pixels as RGBA.
+    pub fn to_image(&self) -> Image {
+        let rgba = self.indices.iter().flat_map(|&i| self.palette[usize::from(i)]).collect();
+        Image { width: self.width, height: self.height, rgba }
+    }
+}
+
 /// What the pictures are made from, copied out of the GE after a draw.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     fmt: FbFormat,
     colour: Window,
     depth: Window,
-    texture: Option<Arc<Image>>,
-    clut: Option<Image>,
+    texture: Option<Arc<Texture>>,
+    /// The decoded CLUT cache ([`palette`]); its swatch is drawn when asked for.
+    palette: Option<Arc<[[u8; 4]]>>,
 }
 
 impl Snapshot {
     /// Copy the render target and depth buffer the registers select, and decode the bound
     /// texture and CLUT.
     pub fn take(ge: &Ge) -> Snapshot {
-        Snapshot::take_with(ge, &mut TextureMemo::default())
-    }
-
-    /// [`Snapshot::take`], decoding the texture only when `memo` has not seen the same
-    /// texture before (the same `Arc` is then shared).
-    pub fn take_with(ge: &Ge, memo: &mut TextureMemo) -> Snapshot {
         let mut snap = Snapshot::take_untextured(ge);
-        snap.add_texture(ge, memo);
+        snap.texture = texture(ge).map(|img| Arc::new(Texture::decoded(img)));
         snap
     }
 
@@ -191,23 +246,29 @@ impl Snapshot {
             colour: Window::read(ge, t.color_addr, t.stride, t.fmt.bpp()),
             depth: Window::read(ge, t.depth_addr, t.zstride, 2),
             texture: None,
-            clut: clut(ge),
+            palette: palette(ge),
         }
     }
 
-    /// Decode the bound texture through `memo` (for a snapshot of the same GE state).
+    /// Add the bound texture through `memo` (for a snapshot of the same GE state): shared
+    /// with an earlier snapshot of the same texture, else copied to be decoded on first use.
     pub fn add_texture(&mut self, ge: &Ge, memo: &mut TextureMemo) {
         self.texture = memo.texture(ge);
     }
 
-    /// The bound texture, as [`texture`] decodes it (shared between snapshots of a memo).
-    pub fn texture(&self) -> Option<&Arc<Image>> {
+    /// The bound texture ([`Texture::image`] is what [`texture`] decodes).
+    pub fn texture(&self) -> Option<&Arc<Texture>> {
         self.texture.as_ref()
     }
 
-    /// The CLUT swatch, as [`clut`] draws it.
-    pub fn clut(&self) -> Option<&Image> {
-        self.clut.as_ref()
+    /// The CLUT swatch, as [`clut`] draws it (drawn on each call).
+    pub fn clut(&self) -> Option<Image> {
+        self.palette.as_deref().map(swatch)
+    }
+
+    /// The CLUT cache the swatch shows: equal palettes give equal swatches.
+    pub fn palette(&self) -> Option<&[[u8; 4]]> {
+        self.palette.as_deref()
     }
 
     /// The colour, depth and stencil windows of both snapshots hold the same bytes in the
@@ -279,31 +340,83 @@ impl Snapshot {
             colour: self.colour(),
             depth: self.depth(),
             stencil: self.stencil(),
-            texture: self.texture.map(Arc::unwrap_or_clone),
-            clut: self.clut,
+            clut: self.clut(),
+            texture: self.texture.map(|t| t.image().clone()),
         }
     }
 }
 
-/// Level-0 textures already decoded in one replay, keyed by everything the decode reads:
-/// the registers [`ge::texture::TextureState::decode`] takes level 0's layout, format and
-/// CLUT indexing from, the decoded palette, and the bytes in memory the level can address.
-/// A report's keyframes often show the same texture; a key is a copy of those bytes (a few
-/// hundred KiB at most for a 512×512 level), far cheaper than decoding it again.
+/// Level 0 of a bound texture, decoded on first use. The report's replay thread only
+/// copies what the decode reads (the registers' texture state and the bytes the level can
+/// address, see [`TextureMemo`]); its encoding threads decode that copy, so the decode (21 M
+/// instructions for 15816's textures) leaves the replay's path.
+pub struct Texture {
+    pub width: u32,
+    pub height: u32,
+    /// The decode's input while not decoded: the texture state and the copied bytes, which
+    /// start at level 0's address.
+    src: Option<(TextureState, Arc<Vec<u8>>)>,
+    image: OnceLock<Image>,
+}
+
+impl std::fmt::Debug for Texture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Texture {}x{}", self.width, self.height)
+    }
+}
+
+impl Texture {
+    fn decoded(img: Image) -> Texture {
+        Texture { width: img.width, height: img.height, src: None, image: OnceLock::from(img) }
+    }
+
+    /// The texture with its CLUT applied, as [`texture`] decodes it.
+    pub fn image(&self) -> &Image {
+        self.image_in(&mut None)
+    }
+
+    /// [`Texture::image`], decoding through `scratch`, a memory that is all zero between
+    /// calls (made on first use; a new 34 MiB `Memory` per texture cost more than the
+    /// decode on dumps of small textures). The copied bytes are put back at their address
+    /// and cleared again afterwards.
+    pub fn image_in(&self, scratch: &mut Option<Memory>) -> &Image {
+        self.image.get_or_init(|| {
+            let Some((st, bytes)) = &self.src else { return Image::black(0, 0) };
+            let mem = scratch.get_or_insert_with(Memory::new);
+            let addr = st.levels[0].addr;
+            // Cannot fail: the bytes were read from this range in one piece
+            // ([`TextureMemo::texture`]).
+            let _ = mem.write(addr, bytes);
+            let img = decode_level0(st, mem);
+            if let Ok(b) = mem.slice_mut(addr, bytes.len() as u32) {
+                b.fill(0);
+            }
+            img
+        })
+    }
+}
+
+/// Level-0 textures already seen in one replay, keyed by everything the decode reads: the
+/// registers [`ge::texture::TextureState::decode`] takes level 0's layout, format and CLUT
+/// indexing from, the decoded palette, and the bytes in memory the level can address. A
+/// report's keyframes often show the same texture; a key is a copy of those bytes (a few
+/// hundred KiB at most for a 512×512 level), far cheaper than decoding it again, and the
+/// copy is also what [`Texture::image`] decodes later.
 #[derive(Default)]
 pub struct TextureMemo {
-    seen: Vec<(TextureKey, Arc<Image>)>,
+    seen: Vec<(TextureKey, Arc<Texture>)>,
 }
 
 struct TextureKey {
     regs: [u32; 7],
-    palette: std::sync::Arc<[[u8; 4]]>,
-    bytes: Vec<u8>,
+    palette: Arc<[[u8; 4]]>,
+    bytes: Arc<Vec<u8>>,
 }
 
 impl TextureMemo {
-    /// [`texture`], or the picture decoded before for the same key.
-    pub fn texture(&mut self, ge: &Ge) -> Option<Arc<Image>> {
+    /// The bound texture (`None` when texturing is off), shared with an earlier call for the
+    /// same key.
+    pub fn texture(&mut self, ge: &Ge) -> Option<Arc<Texture>> {
         let regs = &ge.state.regs;
         if !regs.enabled(op::TEXTUREMAPENABLE) {
             return None;
@@ -316,9 +429,10 @@ impl TextureMemo {
         let (w, h) = (info.width.min(512), info.height.min(512));
         let len = ((h.next_multiple_of(8) + 8) * info.bufw.max(w) * st.format.bits_per_texel()).div_ceil(8) + 128;
         // Compared in place; copied only for a texture not seen before.
-        let bytes: std::borrow::Cow<'_, [u8]> = match ge.mem.slice(info.addr, len) {
-            Ok(b) => b.into(),
-            Err(_) => {
+        let in_place = ge.mem.slice(info.addr, len).ok();
+        let bytes: std::borrow::Cow<'_, [u8]> = match in_place {
+            Some(b) => b.into(),
+            None => {
                 let mut b = vec![0u8; len as usize];
                 ge.mem.read_wrapping(info.addr, &mut b);
                 b.into()
@@ -334,16 +448,32 @@ impl TextureMemo {
             op::TEXTUREMAPENABLE,
         ]
         .map(|c| regs.arg(c));
-        if let Some((_, img)) =
-            self.seen.iter().find(|(k, _)| k.regs == regs && *k.palette == *st.palette && *k.bytes == *bytes)
+        if let Some((_, t)) =
+            self.seen.iter().find(|(k, _)| k.regs == regs && *k.palette == *st.palette && **k.bytes == *bytes)
         {
-            return Some(img.clone());
+            return Some(t.clone());
         }
-        let key = TextureKey { regs, palette: st.palette, bytes: bytes.into_owned() };
-        let img = Arc::new(texture(ge)?);
-        self.seen.push((key, img.clone()));
-        Some(img)
+        let bytes = Arc::new(bytes.into_owned());
+        let palette = st.palette.clone();
+        let t = if in_place.is_some() {
+            Texture { width: w, height: h, src: Some((st, bytes.clone())), image: OnceLock::new() }
+        } else {
+            // Bytes read across a region's end or from unmapped memory: decoded now, from
+            // the GE's own memory (they would not copy back in one piece).
+            Texture::decoded(decode_level0(&st, &ge.mem))
+        };
+        let t = Arc::new(t);
+        self.seen.push((TextureKey { regs, palette, bytes }, t.clone()));
+        Some(t)
     }
+}
+
+/// Level 0 of `st` read from `mem` as a picture.
+fn decode_level0(st: &TextureState, mem: &Memory) -> Image {
+    let info = st.levels[0];
+    let (w, h) = (info.width.min(512), info.height.min(512));
+    let rgba = ge::texture::decode_level(st, mem, 0).into_flattened();
+    Image { width: w, height: h, rgba }
 }
 
 /// The colour buffer the current registers draw to ([`Snapshot::colour`]).
@@ -354,7 +484,7 @@ pub fn colour(ge: &Ge) -> Image {
         colour: Window::read(ge, t.color_addr, t.stride, t.fmt.bpp()),
         depth: Window { width: 0, bpp: 2, bytes: Vec::new() },
         texture: None,
-        clut: None,
+        palette: None,
     };
     s.colour()
 }
@@ -367,7 +497,7 @@ pub fn depth(ge: &Ge) -> Image {
         colour: Window { width: 0, bpp: 2, bytes: Vec::new() },
         depth: Window::read(ge, t.depth_addr, t.zstride, 2),
         texture: None,
-        clut: None,
+        palette: None,
     };
     s.depth()
 }
@@ -381,11 +511,7 @@ pub fn texture(ge: &Ge) -> Option<Image> {
     }
     let through = regs.arg(op::VERTEXTYPE) & (1 << 23) != 0;
     let st = ge::texture::TextureState::decode(regs, &ge.state.clut, through);
-    let info = st.levels[0];
-    let (w, h) = (info.width.min(512), info.height.min(512));
-    let texels = ge::texture::decode_level(&st, &ge.mem, 0);
-    let rgba = texels.iter().flatten().copied().collect();
-    Some(Image { width: w, height: h, rgba })
+    Some(decode_level0(&st, &ge.mem))
 }
 
 /// Side of one CLUT entry in the swatch, in pixels.
@@ -397,25 +523,43 @@ pub const SWATCH_COLUMNS: u32 = 16;
 /// 256 for 8888), 16 per row, each an 8×8 square with its alpha; `None` unless texturing
 /// is on with a CLUT texture format.
 pub fn clut(ge: &Ge) -> Option<Image> {
+    palette(ge).as_deref().map(swatch)
+}
+
+/// The CLUT cache as [`clut`] shows it, before it is drawn.
+fn palette(ge: &Ge) -> Option<Arc<[[u8; 4]]>> {
     let regs = &ge.state.regs;
     if !regs.enabled(op::TEXTUREMAPENABLE) {
         return None;
     }
     let st = ge::texture::TextureState::decode(regs, &ge.state.clut, false);
-    if st.palette.is_empty() {
-        return None;
-    }
-    let rows = (st.palette.len() as u32).div_ceil(SWATCH_COLUMNS);
-    let mut img = Image::black(SWATCH_COLUMNS * SWATCH_CELL, rows * SWATCH_CELL);
-    for (i, c) in st.palette.iter().enumerate() {
-        let (cx, cy) = (i as u32 % SWATCH_COLUMNS, i as u32 / SWATCH_COLUMNS);
-        for y in 0..SWATCH_CELL {
-            for x in 0..SWATCH_CELL {
-                img.put(cx * SWATCH_CELL + x, cy * SWATCH_CELL + y, *c);
+    (!st.palette.is_empty()).then_some(st.palette)
+}
+
+/// Rows (in pixels) of the swatch of `entries` CLUT entries.
+pub fn swatch_height(entries: usize) -> u32 {
+    (entries as u32).div_ceil(SWATCH_COLUMNS) * SWATCH_CELL
+}
+
+/// The swatch of a palette ([`clut`]); cells past the last entry are black.
+fn swatch(palette: &[[u8; 4]]) -> Image {
+    let mut img = Image::black(SWATCH_COLUMNS * SWATCH_CELL, swatch_height(palette.len()));
+    let (cell, row) = (SWATCH_CELL as usize * 4, (SWATCH_COLUMNS * SWATCH_CELL) as usize * 4);
+    // One pixel row of a row of cells is built once, then copied to the cell's other rows.
+    for (entries, band) in
+        palette.chunks(SWATCH_COLUMNS as usize).zip(img.rgba.chunks_exact_mut(row * SWATCH_CELL as usize))
+    {
+        let (first, rest) = band.split_at_mut(row);
+        for (c, px) in entries.iter().zip(first.chunks_exact_mut(cell)) {
+            for p in px.chunks_exact_mut(4) {
+                p.copy_from_slice(c);
             }
         }
+        for r in rest.chunks_exact_mut(row) {
+            r.copy_from_slice(first);
+        }
     }
-    Some(img)
+    img
 }
 
 /// Every picture of the GE's current state.
@@ -428,35 +572,45 @@ pub fn buffers(ge: &Ge) -> Buffers {
 pub fn thumbnail(p: &Plane, max_w: u32) -> Plane {
     let k = p.width.div_ceil(max_w.max(1)).max(1) as usize;
     let (pw, ph, n) = (p.width as usize, p.height as usize, p.channels as usize);
-    if pw == 0 || ph == 0 {
+    if pw == 0 || ph == 0 || !(1..=4).contains(&n) {
         return Plane { width: 0, height: 0, channels: p.channels, data: Vec::new() };
     }
     let (w, h) = ((pw / k).max(1), (ph / k).max(1));
+    let row = pw * n;
+    let kk = (k * k) as u32;
+    let mut data = vec![0u8; w * h * n];
     // Rows are summed column by column first (a straight add the compiler vectorises),
     // then each output pixel adds its k columns.
-    let last = (pw - 1) * n;
-    let mut data = Vec::with_capacity(w * h * n);
-    let mut cols = vec![0u32; pw * n];
-    let mut part = vec![0u16; pw * n];
-    for y in 0..h {
+    let mut cols = vec![0u32; row];
+    let mut part = vec![0u16; row];
+    for (y, out) in data.chunks_exact_mut(w * n).enumerate() {
         cols.fill(0);
         // 16-bit partial sums of up to 257 rows (257 × 255 < 2^16) vectorise well.
         for first in (0..k).step_by(257) {
             part.fill(0);
             for dy in first..(first + 257).min(k) {
+                // Clamped only when the picture is shorter than one block.
                 let sy = (y * k + dy).min(ph - 1);
-                for (c, v) in part.iter_mut().zip(&p.data[sy * pw * n..(sy + 1) * pw * n]) {
-                    *c += u16::from(*v);
+                for (c, &v) in part.iter_mut().zip(&p.data[sy * row..(sy + 1) * row]) {
+                    *c += u16::from(v);
                 }
             }
-            for (c, v) in cols.iter_mut().zip(&part) {
-                *c += u32::from(*v);
+            for (c, &v) in cols.iter_mut().zip(&part) {
+                *c += u32::from(v);
             }
         }
-        for x in 0..w {
-            for ch in 0..n {
-                let s: u32 = (0..k).map(|dx| cols[((x * k + dx) * n).min(last) + ch]).sum();
-                data.push((s / (k * k) as u32) as u8);
+        // k ≤ width, so the w blocks of k columns lie inside the row. Each block's pixels
+        // are added channel-wise into one accumulator (a strided iterator per channel cost
+        // 60 % of the thumbnail).
+        for (block, o) in cols.chunks_exact(k * n).zip(out.chunks_exact_mut(n)) {
+            let mut acc = [0u32; 4];
+            for px in block.chunks_exact(n) {
+                for (a, &v) in acc.iter_mut().zip(px) {
+                    *a += v;
+                }
+            }
+            for (o, a) in o.iter_mut().zip(acc) {
+                *o = (a / kk) as u8;
             }
         }
     }
@@ -490,15 +644,19 @@ mod tests {
         out
     }
 
-    #[test]
-    fn thumbnail_equals_the_plain_box_filter() {
-        let mut seed = 0x1234_5678u32;
-        let mut next = || {
+    /// Test data: a xorshift32 sequence from `seed`.
+    fn xorshift(mut seed: u32) -> impl FnMut() -> u32 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 17;
             seed ^= seed << 5;
             seed
-        };
+        }
+    }
+
+    #[test]
+    fn thumbnail_equals_the_plain_box_filter() {
+        let mut next = xorshift(0x1234_5678);
         for (w, h, max_w) in [(480, 272, 120), (64, 272, 120), (7, 3, 2), (5, 1, 2), (1, 1, 120), (33, 17, 4)] {
             for channels in [1u8, 3, 4] {
                 let data = (0..w * h * u32::from(channels)).map(|_| next() as u8).collect();
@@ -507,6 +665,47 @@ mod tests {
                 assert_eq!(fast.channels, channels);
                 assert_eq!(fast.to_image(), thumbnail_plain(&p.to_image(), max_w), "{w}x{h} c{channels} {max_w}");
             }
+        }
+    }
+
+    #[test]
+    fn indexed_keeps_the_pixels_up_to_256_colours() {
+        let mut next = xorshift(0x9876_5432);
+        for colours in [1u32, 2, 3, 16, 17, 255, 256, 257, 4000] {
+            // Colours that collide in the slot table's hash (same top bits of c·k) as well.
+            let pal: Vec<[u8; 4]> =
+                (0..colours).map(|i| (i.wrapping_mul(0x61C8_8647) ^ next() & 0xFF).to_le_bytes()).collect();
+            let distinct = pal.iter().collect::<std::collections::HashSet<_>>().len();
+            let rgba: Vec<u8> = (0..64 * 64).flat_map(|i| pal[(i * 7 + i / 64) as usize % pal.len()]).collect();
+            let img = Image { width: 64, height: 64, rgba };
+            let used = img.rgba.chunks_exact(4).collect::<std::collections::HashSet<_>>().len();
+            match Indexed::from_image(&img) {
+                Some(ix) => {
+                    assert!(used <= 256 && ix.palette.len() == used, "{colours}: {used} used");
+                    assert_eq!(ix.to_image(), img);
+                }
+                None => assert!(used > 256, "{colours} colours ({distinct} distinct, {used} used) fit"),
+            }
+        }
+    }
+
+    /// The swatch equals its plain definition (each entry an 8×8 square, 16 per row, black
+    /// past the last entry) for full and partial rows.
+    #[test]
+    fn swatch_draws_each_entry_as_a_square() {
+        for n in [1usize, 15, 16, 17, 256, 512] {
+            let pal: Vec<[u8; 4]> =
+                (0..n).map(|i| [i as u8, (i >> 8) as u8 * 50, 255 - i as u8, (i * 3) as u8]).collect();
+            let mut plain = Image::black(SWATCH_COLUMNS * SWATCH_CELL, swatch_height(n));
+            for (i, c) in pal.iter().enumerate() {
+                let (cx, cy) = (i as u32 % SWATCH_COLUMNS, i as u32 / SWATCH_COLUMNS);
+                for y in 0..SWATCH_CELL {
+                    for x in 0..SWATCH_CELL {
+                        plain.put(cx * SWATCH_CELL + x, cy * SWATCH_CELL + y, *c);
+                    }
+                }
+            }
+            assert_eq!(swatch(&pal), plain, "{n} entries");
         }
     }
 

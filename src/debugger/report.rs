@@ -67,6 +67,8 @@ pub enum ReportError {
     Png(String),
     #[error("report template: {0}")]
     Template(#[from] minijinja::Error),
+    #[error("writing the page: {0}")]
+    Write(#[from] std::io::Error),
 }
 
 /// One picture as the page embeds it.
@@ -75,9 +77,35 @@ pub struct Picture {
     pub name: &'static str,
     pub width: u32,
     pub height: u32,
-    /// `data:image/png;base64,...`, a safe template string: keyframes that show the same
-    /// picture share it, and the template writes it out without copying or escaping it.
+    /// Its `data:image/png;base64,...` URI is `Report::uris[id]`; keyframes that show the
+    /// same picture share it.
+    #[serde(skip)]
+    pub id: usize,
+    /// What the template writes for the URI: a marker [`write_html`] replaces with the URI
+    /// as it writes the page, so the megabytes of URIs are never copied into template
+    /// values or a page string (those copies and their page faults were 10 % of the
+    /// report's time on short dumps).
     pub uri: minijinja::Value,
+}
+
+/// Starts a marker in the rendered page: `<\u{1}` followed by a picture number or a block
+/// name and `>`. Template text has no `<\u{1}`, and escaped values have no `<` at all.
+const MARK: &str = "<\u{1}";
+
+impl Picture {
+    fn new(e: &Encoded, id: usize) -> Picture {
+        let uri = minijinja::Value::from_safe_string(format!("{MARK}{id}>"));
+        Picture { name: e.name, width: e.width, height: e.height, id, uri }
+    }
+}
+
+/// A picture as an encoding thread makes it.
+struct Encoded {
+    name: &'static str,
+    width: u32,
+    height: u32,
+    /// `data:image/png;base64,...`
+    uri: String,
 }
 
 /// A keyframe draw: its pictures and state.
@@ -102,13 +130,6 @@ pub struct DrawRow {
     pub keyframe: bool,
 }
 
-/// One disassembly line (`draw` set on draw commands).
-#[derive(Serialize)]
-pub struct Line {
-    pub text: String,
-    pub draw: Option<u32>,
-}
-
 /// Everything the page shows.
 #[derive(Serialize)]
 pub struct Report {
@@ -123,11 +144,15 @@ pub struct Report {
     pub skipped: u32,
     pub final_frame: Picture,
     pub keyframes: Vec<Keyframe>,
+    /// Every distinct picture's data URI, by [`Picture::id`].
+    #[serde(skip)]
+    pub uris: Vec<String>,
     /// Written by [`to_html`] itself (see there), not through the template.
     #[serde(skip)]
     pub rows: Vec<DrawRow>,
+    /// The disassembly as page HTML ([`disassembly`]).
     #[serde(skip)]
-    pub disasm: Vec<Line>,
+    pub disasm: String,
     pub disasm_cut: usize,
 }
 
@@ -154,13 +179,77 @@ pub fn png_fast(p: &Plane) -> Result<Vec<u8>, ReportError> {
     Ok(out)
 }
 
-fn picture(name: &'static str, p: &Plane) -> Result<Picture, ReportError> {
-    let png = png_fast(p)?;
+/// PNG with fast compression of an indexed picture, at the smallest bit depth that holds
+/// its palette (8, or 4/2/1 bits packed for 16/4/2 colours); a tRNS chunk carries the
+/// palette's alpha when not opaque. The Up filter stays: fdeflate's fastest mode is built
+/// for its runs of zeros (on 15816's 512×512 CLUT textures unfiltered indices were 1.6-2×
+/// larger and slower to compress; indexed + Up was 2.5-3.4× smaller and faster than RGB).
+/// Decoded with the palette expanded, it gives the same pixels as [`png_fast`] of the image.
+pub fn png_indexed(p: &capture::Indexed) -> Result<Vec<u8>, ReportError> {
+    let err = |e: png::EncodingError| ReportError::Png(e.to_string());
+    let bits = match p.palette.len() {
+        0..=2 => 1,
+        3..=4 => 2,
+        5..=16 => 4,
+        _ => 8,
+    };
+    let w = p.width as usize;
+    let packed: std::borrow::Cow<'_, [u8]> = if bits == 8 || w == 0 {
+        (&p.indices[..]).into()
+    } else {
+        // Rows start on a byte; pixels fill each byte from its high bits.
+        let per = 8 / bits;
+        let mut out = Vec::with_capacity(w.div_ceil(per) * p.height as usize);
+        for row in p.indices.chunks_exact(w) {
+            for group in row.chunks(per) {
+                let b = group.iter().fold(0u8, |b, &i| (b << bits) | i);
+                out.push(b << (bits * (per - group.len())));
+            }
+        }
+        out.into()
+    };
+    let mut plte: Vec<u8> = p.palette.iter().flat_map(|c| [c[0], c[1], c[2]]).collect();
+    if plte.is_empty() {
+        plte = vec![0, 0, 0];
+    }
+    let opaque_tail = p.palette.iter().rev().take_while(|c| c[3] == 255).count();
+    let trns: Vec<u8> = p.palette[..p.palette.len() - opaque_tail].iter().map(|c| c[3]).collect();
+    let mut out = Vec::with_capacity(packed.len() / 2 + plte.len() + 1024);
+    {
+        let mut enc = png::Encoder::new(&mut out, p.width, p.height);
+        enc.set_color(png::ColorType::Indexed);
+        enc.set_depth(png::BitDepth::from_u8(bits as u8).unwrap_or(png::BitDepth::Eight));
+        enc.set_palette(plte);
+        if !trns.is_empty() {
+            enc.set_trns(trns);
+        }
+        enc.set_compression(png::Compression::Fastest);
+        let mut wr = enc.write_header().map_err(err)?;
+        wr.write_image_data(&packed).map_err(err)?;
+    }
+    Ok(out)
+}
+
+/// A picture of an RGBA image: indexed when it has at most 256 colours (CLUT textures and
+/// swatches usually do), else in the fewest channels that hold it.
+fn image_picture(name: &'static str, img: &Image) -> Result<Encoded, ReportError> {
+    let png = match capture::Indexed::from_image(img) {
+        Some(ix) => png_indexed(&ix)?,
+        None => png_fast(&Plane::from_image(img))?,
+    };
+    Ok(picture_of_png(name, img.width, img.height, png))
+}
+
+fn picture(name: &'static str, p: &Plane) -> Result<Encoded, ReportError> {
+    Ok(picture_of_png(name, p.width, p.height, png_fast(p)?))
+}
+
+fn picture_of_png(name: &'static str, width: u32, height: u32, png: Vec<u8>) -> Encoded {
     const HEAD: &str = "data:image/png;base64,";
     let mut uri = String::with_capacity(HEAD.len() + png.len().div_ceil(3) * 4);
     uri.push_str(HEAD);
     base64::engine::general_purpose::STANDARD.encode_string(png, &mut uri);
-    Ok(Picture { name, width: p.width, height: p.height, uri: minijinja::Value::from_safe_string(uri) })
+    Encoded { name, width, height, uri }
 }
 
 /// Draw words in the file: PRIM/BEZIER/SPLINE in REGISTERS records (the replay executes
@@ -254,7 +343,7 @@ struct Planner {
     pixels: u64,
     /// The previous keyframe and its job of each [`Kind`].
     prev: Option<(Arc<capture::Snapshot>, [Option<usize>; 5])>,
-    textures: Vec<(Arc<Image>, usize)>,
+    textures: Vec<(Arc<capture::Texture>, usize)>,
 }
 
 impl Planner {
@@ -268,7 +357,7 @@ impl Planner {
         let same = match kind {
             Kind::Colour | Kind::Stencil => p.same_colour(snap),
             Kind::Depth => p.same_depth(snap),
-            Kind::Clut => snap.clut().is_some() && p.clut() == snap.clut(),
+            Kind::Clut => snap.palette().is_some() && p.palette() == snap.palette(),
             Kind::Texture => false,
         };
         jobs[kind as usize].filter(|_| same)
@@ -276,12 +365,13 @@ impl Planner {
 
     /// Pixels of `snap`'s pictures of `kind` (0 when it has none).
     fn kind_pixels(kind: Kind, snap: &capture::Snapshot) -> u64 {
-        let area = |i: &Image| u64::from(i.width) * u64::from(i.height);
         match kind {
             Kind::Colour | Kind::Stencil => snap.colour_pixels(),
             Kind::Depth => snap.depth_pixels(),
-            Kind::Texture => snap.texture().map_or(0, |t| area(t)),
-            Kind::Clut => snap.clut().map_or(0, area),
+            Kind::Texture => snap.texture().map_or(0, |t| u64::from(t.width) * u64::from(t.height)),
+            Kind::Clut => snap.palette().map_or(0, |p| {
+                u64::from(capture::SWATCH_COLUMNS * capture::SWATCH_CELL) * u64::from(capture::swatch_height(p.len()))
+            }),
         }
     }
 
@@ -325,7 +415,7 @@ impl Planner {
         if let Some(j) = texture {
             slots.push(("texture", j));
         }
-        if snap.clut().is_some() {
+        if snap.palette().is_some() {
             slots.push(("clut", job(self, Kind::Clut)));
         }
         self.prev = Some((snap, made));
@@ -333,8 +423,9 @@ impl Planner {
     }
 }
 
-/// Convert and encode one job's pictures.
-fn run_job((kind, snap): &Job) -> Result<Vec<Picture>, ReportError> {
+/// Convert and encode one job's pictures; `scratch` is the thread's memory for decoding
+/// textures ([`capture::Texture::image_in`]).
+fn run_job((kind, snap): &Job, scratch: &mut Option<ge::Memory>) -> Result<Vec<Encoded>, ReportError> {
     Ok(match kind {
         Kind::Colour => {
             let c = snap.colour_plane().grey_if_possible();
@@ -342,8 +433,14 @@ fn run_job((kind, snap): &Job) -> Result<Vec<Picture>, ReportError> {
         }
         Kind::Depth => vec![picture("depth", &snap.depth_plane())?],
         Kind::Stencil => vec![picture("stencil", &snap.stencil_plane())?],
-        Kind::Texture => vec![picture("texture", &snap.texture().map(|t| Plane::from_image(t)).unwrap_or_default())?],
-        Kind::Clut => vec![picture("clut", &snap.clut().map(Plane::from_image).unwrap_or_default())?],
+        Kind::Texture => match snap.texture() {
+            Some(t) => vec![image_picture("texture", t.image_in(scratch))?],
+            None => vec![picture("texture", &Plane::default())?],
+        },
+        Kind::Clut => match snap.clut() {
+            Some(c) => vec![image_picture("clut", &c)?],
+            None => vec![picture("clut", &Plane::default())?],
+        },
     })
 }
 
@@ -356,14 +453,14 @@ enum Work {
 
 /// What a [`Work`] item made.
 enum Done {
-    Pictures(usize, Result<Vec<Picture>, ReportError>),
+    Pictures(usize, Result<Vec<Encoded>, ReportError>),
     /// Keyframe number, state as text, as JSON.
     State(usize, String, String),
 }
 
-fn run(work: Work) -> Done {
+fn run(work: Work, scratch: &mut Option<ge::Memory>) -> Done {
     match work {
-        Work::Pictures(i, job) => Done::Pictures(i, run_job(&job)),
+        Work::Pictures(i, job) => Done::Pictures(i, run_job(&job, scratch)),
         Work::State(k, b) => {
             let (step, prev, cur) = *b;
             let st = state::draw_state_without_vertices(&cur, &step, Some(&prev));
@@ -384,11 +481,12 @@ impl Encoder {
     /// Take jobs until the sending side is dropped and the queue is empty.
     fn drain(&self) -> Vec<Done> {
         let mut out = Vec::new();
+        let mut scratch = None;
         loop {
             // The lock is held only while waiting for the next item, not while working.
             let next = self.queue.lock().map_err(|_| ()).and_then(|q| q.recv().map_err(|_| ()));
             match next {
-                Ok(work) => out.push(run(work)),
+                Ok(work) => out.push(run(work, &mut scratch)),
                 Err(()) => return out,
             }
         }
@@ -461,15 +559,25 @@ pub fn build(
     let (disasm, disasm_cut) = listing.map_err(|_| ReportError::Png("disassembly thread panicked".into()))?;
     let stepped = stepped.map_err(DebugError::from)?;
     let final_frame = final_img.ok_or_else(|| ReportError::Png("final frame missing".into()))??;
-    let mut pictures: Vec<Vec<Picture>> = vec![Vec::new(); planner.jobs];
+    let mut encoded: Vec<Vec<Encoded>> = (0..planner.jobs).map(|_| Vec::new()).collect();
     let mut states = vec![(String::new(), String::new()); raw.len()];
     for d in done {
         match d {
-            Done::Pictures(i, p) => pictures[i] = p?,
+            Done::Pictures(i, p) => encoded[i] = p?,
             Done::State(k, text, json) => states[k] = (text, json),
         }
     }
     let replay_ms = t0.elapsed().as_secs_f64() * 1e3;
+    // Picture numbers in job order (the final frame first), whatever thread encoded what.
+    let mut uris = Vec::new();
+    let mut number = |e: Encoded| {
+        let p = Picture::new(&e, uris.len());
+        uris.push(e.uri);
+        p
+    };
+    let final_frame = number(final_frame);
+    let pictures: Vec<Vec<Picture>> =
+        encoded.into_iter().map(|job| job.into_iter().map(&mut number).collect()).collect();
     let pick = |job: usize, name: &str| pictures[job].iter().find(|p| p.name == name).cloned();
     let keyframes = raw
         .into_iter()
@@ -496,15 +604,22 @@ pub fn build(
         skipped,
         final_frame,
         keyframes,
+        uris,
         rows,
         disasm,
         disasm_cut,
     })
 }
 
-/// The command stream as `psprender disasm` prints it, draws numbered.
-fn disassembly(dump: &Dump) -> (Vec<Line>, usize) {
-    let mut lines = Vec::new();
+/// The command stream as `psprender disasm` prints it, draws numbered and marked, as page
+/// HTML (escaped), and the number of words cut after [`MAX_DISASM_LINES`] lines. Written
+/// straight into one string on its own thread (a string per line, formatted again into
+/// the page, cost 50 M instructions on 10755's 40 000 lines).
+fn disassembly(dump: &Dump) -> (String, usize) {
+    use minijinja::HtmlEscape as E;
+    use std::fmt::Write as _;
+    let mut html = String::new();
+    let mut lines = 0usize;
     let mut draw = 0u32;
     let mut cut = 0usize;
     for (i, r) in dump.records.iter().enumerate() {
@@ -512,30 +627,41 @@ fn disassembly(dump: &Dump) -> (Vec<Line>, usize) {
             continue;
         }
         let words = dump.payload(r).chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-        if lines.len() < MAX_DISASM_LINES {
-            lines.push(Line { text: format!("# record {i}"), draw: None });
+        if lines < MAX_DISASM_LINES {
+            lines += 1;
+            let _ = write!(html, "\n# record {i}");
         }
         for (j, w) in words.enumerate() {
             let d = ge::dump::is_draw(w).then(|| {
                 draw += 1;
                 draw
             });
-            if lines.len() >= MAX_DISASM_LINES {
+            if lines >= MAX_DISASM_LINES {
                 cut += 1;
                 continue;
             }
+            lines += 1;
             let off = r.ptr.wrapping_add(4 * j as u32);
-            lines.push(Line { text: format!("{off:08x}: {w:08x}  {}", ge::cmd::disassemble(w)), draw: d });
+            let text = ge::cmd::disassemble(w);
+            let _ = match d {
+                Some(d) => write!(
+                    html,
+                    "\n<span class=\"drawline\" id=\"cmd-draw-{d}\">{off:08x}: {w:08x}  {}   \u{25c0} draw {d}</span>",
+                    E(&text)
+                ),
+                None => write!(html, "\n{off:08x}: {w:08x}  {}", E(&text)),
+            };
         }
     }
-    (lines, cut)
+    (html, cut)
 }
 
 /// Render the page. The two long blocks, the per-draw table and the disassembly (up to
 /// 40 000 lines), are written here rather than looped over in the template: minijinja
 /// spends about 4 000 instructions per loop item, more than the whole replay on long dumps
 /// (9545 shadow-of-destiny: 7 620 rows and 40 000 lines took 190 M instructions in the
-/// template, 12 M here). They are escaped with the template's own HTML escaping.
+/// template, 12 M here; the disassembly is now made as HTML on its own thread while the
+/// replay runs). They are escaped with the template's own HTML escaping.
 pub fn to_html(report: &Report) -> Result<String, ReportError> {
     let mut out = Vec::new();
     write_html(report, &mut out)?;
@@ -543,11 +669,13 @@ pub fn to_html(report: &Report) -> Result<String, ReportError> {
 }
 
 /// [`to_html`] written straight to `w` (the page is about 10 MB on long dumps; building it
-/// as one string first cost a copy and its page faults).
+/// as one string first cost a copy and its page faults): the template renders a page of
+/// markers ([`MARK`]), and the pictures, the draw table and the disassembly are written
+/// in their place from where they were made.
 pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), ReportError> {
     use minijinja::HtmlEscape as E;
     use std::fmt::Write as _;
-    let rows = || {
+    let rows = {
         let mut rows = String::with_capacity(report.rows.len() * 80);
         for row in &report.rows {
             let key = if row.keyframe { " class=\"key\"" } else { "" };
@@ -560,29 +688,56 @@ pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), Rep
         }
         rows
     };
-    let disasm = || {
-        let mut disasm = String::with_capacity(report.disasm.len() * 48);
-        for l in &report.disasm {
-            let _ = match l.draw {
-                Some(d) => write!(
-                    disasm,
-                    "\n<span class=\"drawline\" id=\"cmd-draw-{d}\">{}   \u{25c0} draw {d}</span>",
-                    E(&l.text)
-                ),
-                None => write!(disasm, "\n{}", E(&l.text)),
-            };
-        }
-        disasm
-    };
-    let (rows, disasm) = rayon::join(rows, disasm);
     let mut env = minijinja::Environment::new();
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     env.add_template("report.html", TEMPLATE)?;
+    let marker = |name: &str| minijinja::Value::from_safe_string(format!("{MARK}{name}>"));
     let ctx = minijinja::context! {
         r => report,
-        rows_html => minijinja::Value::from_safe_string(rows),
-        disasm_html => minijinja::Value::from_safe_string(disasm),
+        rows_html => marker("rows"),
+        disasm_html => marker("disasm"),
     };
-    env.get_template("report.html")?.render_captured_to(ctx, w)?;
+    // The page without its long blocks (tens of KiB), then written out with each marker
+    // replaced by its block.
+    let page = env.get_template("report.html")?.render(ctx)?;
+    let mut rest = page.as_str();
+    while let Some(at) = rest.find(MARK) {
+        w.write_all(&rest.as_bytes()[..at])?;
+        let after = &rest[at + MARK.len()..];
+        let name = after.split_once('>').map_or(after, |(n, _)| n);
+        let block = match name {
+            "rows" => Some(rows.as_str()),
+            "disasm" => Some(report.disasm.as_str()),
+            n => n.parse::<usize>().ok().and_then(|i| report.uris.get(i)).map(String::as_str),
+        };
+        let block = block.ok_or_else(|| std::io::Error::other(format!("no picture or block {name:?} for the page")))?;
+        w.write_all(block.as_bytes())?;
+        rest = &after[(name.len() + 1).min(after.len())..];
+    }
+    w.write_all(rest.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Indexed PNGs decode (palette expanded, as browsers and `Image::from_png` do) to the
+    /// pixels of the image, at every bit depth, with odd row lengths and palette alpha.
+    #[test]
+    fn indexed_png_decodes_to_the_image() {
+        for colours in [1u32, 2, 3, 4, 5, 16, 17, 200, 256] {
+            for (w, h) in [(1, 1), (7, 3), (13, 5), (64, 2)] {
+                // Alpha below 255 on some entries, the last ones opaque (a short tRNS).
+                let pal: Vec<[u8; 4]> = (0..colours)
+                    .map(|i| [i as u8, (i * 37) as u8, (255 - i) as u8, if i % 3 == 1 { (i * 5) as u8 } else { 255 }])
+                    .collect();
+                let rgba = (0..w * h).flat_map(|i| pal[(i * 5 + i / w) as usize % pal.len()]).collect();
+                let img = Image { width: w, height: h, rgba };
+                let ix = capture::Indexed::from_image(&img).unwrap();
+                let png = png_indexed(&ix).unwrap();
+                assert_eq!(Image::from_png(&png).unwrap(), img, "{colours} colours, {w}x{h}");
+            }
+        }
+    }
 }
