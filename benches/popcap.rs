@@ -15,9 +15,15 @@
 //! | depth buffer apart: parallel bands       | 3.6 ms / 14.5 ms          | 2.1 ms / 11.4 ms           |
 //! | clear only the last frame's drawn bounds | 1.4 ms / 4.8 ms           | 1.4 ms / 6.5 ms            |
 //! | rectangles as row spans (`ge::draw::span`), same-session before: 1.46 / 1.42 ms fastest (load ~8) | 0.96 ms / 1.03 ms | 0.96 ms / 1.04 ms |
+//! | per-draw texture shaders, constant stencil off the plain pipeline (fastest of 3×1000 alternating samples, load 8-9; before 0.96 / 0.65 ms) | 0.72 ms / – | 0.54 ms / – |
 //!
-//! What is left is the GE's pixel pipeline (texture sampling ~45%, draw_quad and blending
-//! ~30%); two threads do not help while a frame's drawn bounds span only ~8 bands of 16 rows.
+//! Instructions (callgrind, `--sample-count 135 --sample-size 1`, both thread counts, 270
+//! frames): 7.90 G before the texture shaders, 5.57 G after (`draw_quad_plain`, 6.5% of
+//! the old profile, is gone: the transparent canvas's stencil REPLACE is a constant).
+//!
+//! What is left is the GE's pixel pipeline (texture sampling ~46% of the instructions, the
+//! row spans and quad kernels ~27%); two threads help little while a frame's drawn bounds
+//! span only ~8 bands of 16 rows.
 
 use psprender::popcap::eval::Mode;
 use psprender::popcap::render::{ImageSet, RenderOptions, Renderer};
