@@ -70,21 +70,28 @@ macro_rules! dispatch_format {
 /// from a handful of CLUT loads. A 1 KiB compare replaces the decode.
 #[derive(Default)]
 pub struct PaletteMemo {
-    last: Option<(ClutFormat, Box<[u8; 1024]>, Arc<[[u8; 4]]>)>,
+    last: Option<DecodedPalette>,
     empty: Option<Arc<[[u8; 4]]>>,
+}
+
+/// A palette and the CLUT bytes and format it was decoded from.
+struct DecodedPalette {
+    format: ClutFormat,
+    clut: Box<[u8; 1024]>,
+    palette: Arc<[[u8; 4]]>,
 }
 
 impl PaletteMemo {
     /// `clut` decoded as `format`, shared with the previous call when both are the same.
     pub fn get(&mut self, format: ClutFormat, clut: &[u8; 1024]) -> Arc<[[u8; 4]]> {
-        if let Some((f, c, p)) = &self.last {
-            if *f == format && **c == *clut {
-                return p.clone();
+        if let Some(d) = &self.last {
+            if d.format == format && *d.clut == *clut {
+                return d.palette.clone();
             }
         }
-        let p: Arc<[[u8; 4]]> = format.decode_palette(clut).into();
-        self.last = Some((format, Box::new(*clut), p.clone()));
-        p
+        let palette: Arc<[[u8; 4]]> = format.decode_palette(clut).into();
+        self.last = Some(DecodedPalette { format, clut: Box::new(*clut), palette: palette.clone() });
+        palette
     }
 
     /// The palette of a format without a CLUT.
