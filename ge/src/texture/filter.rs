@@ -10,6 +10,8 @@
 //!   `(int)(s * w * 256)`); it runs when a sampler was not compiled yet
 //!   ([`SamplerRule::PpssppCpp`], decided by `crate::ppsspp`). The PSP rounds down on
 //!   rectangles ([`SamplerRule::Hardware`]).
+//! * Bilinear arithmetic: PPSSPP rounds once, `(Σ c·wu·wv) >> 8`; the PSP rounds each pass
+//!   down to 8 bits, the pass along u first ([`SamplerRule::rounds_each_pass`]).
 //! * Out-of-range and NaN conversions give `i32::MIN`, like the SSE instructions.
 //! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
 //!   exceed 511 [HW textures/size; PP constMaxTexel32_].
@@ -97,6 +99,23 @@ pub enum SamplerRule {
     PpssppCpp,
 }
 
+impl SamplerRule {
+    /// Bilinear filtering rounds each pass down to 8 bits, the pass along u first:
+    /// `top = (c00(16−fu) + c10·fu) >> 4`, `bot` likewise, result `(top(16−fv) + bot·fv) >> 4`
+    /// (PPSSPP: one rounding of the whole sum).
+    /// [HW reflection-reflection, 4444 texture ADDed to a constant face colour, so the PSP's
+    /// filtered texel is read off the screenshot: over the 18 001 interior pixels of the
+    /// front cube's faces one rounding misses 590, u pass first 328 (the rest fit texel
+    /// coordinates 1–6/256 texel away), v pass first 544, passes rounded to nearest 717,
+    /// the u pass keeping 1–3 more bits 486–579, filtering the 4-bit values and expanding
+    /// after 565–577. Whole screenshot 1 429 -> 973 differing pixels, rendertarget-rendertarget
+    /// (4444 render target on a cube) 276 -> 251; no other screenshot or readback line moves.]
+    #[inline]
+    pub fn rounds_each_pass(self) -> bool {
+        matches!(self, SamplerRule::Hardware | SamplerRule::HardwareTriangles)
+    }
+}
+
 impl Axis {
     pub fn new(size: u32, clamp: bool) -> Axis {
         Axis { scale: (size << 8) as f32, max: (size.wrapping_sub(1) & 511) as i32, clamp, rule: SamplerRule::Hardware }
@@ -163,8 +182,8 @@ fn pack(x: u64) -> [u8; 4] {
 }
 
 /// Bilinear with 4-bit weights: `((c00(16−fu) + c10·fu)(16−fv) + (c01(16−fu) + c11·fu)·fv) >> 8`
-/// [PP Sampler.cpp SampleLinearLevel; SamplerX86.cpp Jit_BlendQuad]. Each lane peaks at
-/// 255·256 = 65280.
+/// [PP Sampler.cpp SampleLinearLevel; SamplerX86.cpp Jit_BlendQuad], or on the PSP with each
+/// pass rounded down ([`SamplerRule::rounds_each_pass`]). Each lane peaks at 255·256 = 65280.
 // Inlined into the per-format samplers (a call per fragment otherwise; callgrind).
 #[inline(always)]
 pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
@@ -182,7 +201,21 @@ pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     let (fu, fv) = (fu as u64, fv as u64);
     let top = c00 * (16 - fu) + c10 * fu;
     let bot = c01 * (16 - fu) + c11 * fu;
-    pack((top * (16 - fv) + bot * fv) >> 8)
+    if l.u.rule.rounds_each_pass() {
+        pack(second_pass(top, bot, fv))
+    } else {
+        pack((top * (16 - fv) + bot * fv) >> 8)
+    }
+}
+
+/// The PSP's second (v) pass over first-pass sums `top` and `bot` (lanes below 2^12), each
+/// rounded down to 8 bits first; only the low byte of each result lane is meaningful
+/// (shifting the whole word moves a lane's low bits into the top of the lane below, which
+/// the mask and [`pack`] drop).
+#[inline(always)]
+fn second_pass(top: u64, bot: u64, fv: u64) -> u64 {
+    const LOW_BYTES: u64 = 0x00FF_00FF_00FF_00FF;
+    (((top >> 4) & LOW_BYTES) * (16 - fv) + ((bot >> 4) & LOW_BYTES) * fv) >> 4
 }
 
 /// Blend two mip levels: `(c0(16−f) + c1·f) >> 4` [PP SampleLinear/SampleNearest levelFrac].
@@ -317,6 +350,13 @@ mod tests {
                     let c = |i: usize| cs[i][ch] as u32;
                     let want = ((c(0) * (16 - fu) + c(1) * fu) * (16 - fv) + (c(2) * (16 - fu) + c(3) * fu) * fv) >> 8;
                     assert_eq!(pack(x >> 8)[ch] as u32, want);
+                    let (top, bot) = ((c(0) * (16 - fu) + c(1) * fu) >> 4, (c(2) * (16 - fu) + c(3) * fu) >> 4);
+                    let top_w = spread(cs[0]) * (16 - fu as u64) + spread(cs[1]) * fu as u64;
+                    let bot_w = spread(cs[2]) * (16 - fu as u64) + spread(cs[3]) * fu as u64;
+                    assert_eq!(
+                        pack(second_pass(top_w, bot_w, fv as u64))[ch] as u32,
+                        (top * (16 - fv) + bot * fv) >> 4
+                    );
                 }
             }
         }

@@ -150,6 +150,26 @@ fn bilinear_one_sixteenth_red_to_green() {
 }
 
 #[test]
+fn hardware_bilinear_rounds_each_pass_u_first() {
+    // [HW reflection-reflection pixel (223,103)]: 4444 texels 34, 85 (top) and 204, 17
+    // (bottom), weights fu = 12, fv = 11; the PSP shows the filtered texel 65 (the face
+    // colour 102 ADDed: 167). u pass: 72 and 63, v pass: 1053 >> 4 = 65; PPSSPP's single
+    // rounding gives 17000 >> 8 = 66.
+    let mut mem = Memory::new();
+    mem.write(BASE, &[0x22, 0x22, 0x55, 0x55]).unwrap();
+    mem.write(BASE + 16, &[0xCC, 0xCC, 0x11, 0x11]).unwrap();
+    let mut r = regs(2, 1, 1, 8);
+    r.set(op::TEXFILTER, 0x101);
+    r.set(op::TEXWRAP, 0x101);
+    // s·512 = 328 -> U = 200: texels 0/1, fu = 12; t·512 = 312 -> V = 184, fv = 11.
+    let q = quad([(0.640625, 0.609375); 4]);
+    let st = TextureState::decode(&r, &[0; 1024], false);
+    assert_eq!(sample_quad(&st, &mem, &q)[0], [65; 4]);
+    let ppsspp = st.clone().with_sampler(SamplerRule::PpssppJit);
+    assert_eq!(sample_quad(&ppsspp, &mem, &q)[0], [66; 4]);
+}
+
+#[test]
 fn wrap_negative_and_511_clamp_through_sampling() {
     let mut mem = Memory::new();
     // 1024x1 CLUT8; texel 511 index 3, texel 15 index 4.
