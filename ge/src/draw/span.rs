@@ -55,6 +55,14 @@ pub(super) fn rect_spans(
         Shape::ClearRect(v) => (v, raster::clear_rectangle_pixels(v, setup), Coords::None),
         _ => return false,
     };
+    // Past the row stride a fragment lands in a later row (`crate::bin` then draws the
+    // primitive as one band), and rows visit pixels in another order than quads do: the
+    // quads, the reference, decide which of two fragments on one word comes last.
+    if let Some(r) = &cover {
+        if r.x1 >= tile.stride as i32 || (px.touches_depth() && r.x1 >= tile.zstride as i32) {
+            return false;
+        }
+    }
     let f = raster::flat_fragment(&v[1]);
     let t = match tex {
         Some(t) if !clear => t,
