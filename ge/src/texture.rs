@@ -64,6 +64,10 @@ macro_rules! dispatch_format {
     };
 }
 
+// After `dispatch_format!`, which the shaders use.
+mod shader;
+pub use shader::QuadShader;
+
 /// The last palette decoded and the CLUT bytes and format it came from. Draw states are
 /// rebuilt whenever any register changes, but the CLUT rarely does: 21763 test-drive
 /// decoded 10 435 palettes (35 M of 1 787 M instructions, all on the serial front end)
@@ -99,9 +103,6 @@ impl PaletteMemo {
         self.empty.get_or_insert_with(|| Arc::from(Vec::new())).clone()
     }
 }
-
-mod shader;
-pub use shader::QuadShader;
 
 /// One mip level's registers, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -326,11 +327,19 @@ pub fn shade_fragment(st: &TextureState, mem: &Memory, f: &Fragment, lod: Lod) -
 #[inline]
 fn stage(st: &TextureState, f: &Fragment, texel: Option<[u8; 4]>) -> [u8; 4] {
     match texel {
-        Some(t) if f.color0_indefinite != 0 && st.sampler != SamplerRule::PpssppCpp => {
-            func::add_secondary(func::apply_indefinite(&st.func, f.color0, f.color0_indefinite, t), f.color1)
-        }
-        Some(t) => texture_function(st, f.color0, f.color1, t),
+        Some(t) => stage_texel(st, &st.func, f, t),
         None => func::add_secondary([0; 4], f.color1),
+    }
+}
+
+/// The texture function `fs` (the draw's, or a shader's with the function fixed) and the
+/// secondary colour for a fragment that sampled `texel`.
+#[inline(always)]
+fn stage_texel(st: &TextureState, fs: &TexFuncState, f: &Fragment, texel: [u8; 4]) -> [u8; 4] {
+    if f.color0_indefinite != 0 && st.sampler != SamplerRule::PpssppCpp {
+        func::add_secondary(func::apply_indefinite(fs, f.color0, f.color0_indefinite, texel), f.color1)
+    } else {
+        func::add_secondary(func::apply(fs, f.color0, texel), f.color1)
     }
 }
 

@@ -26,8 +26,8 @@
 use super::filter::{self, Level};
 use super::format::{self, Format};
 use super::func::{self, TexFunc};
-use super::{lod, SamplerRule, TexFormat, TextureState};
-use crate::geom::{Fragment, Quad};
+use super::{lod, TexFormat, TextureState};
+use crate::geom::Quad;
 use crate::mem::Memory;
 
 /// The texture stage for the quads of one primitive in one band.
@@ -121,7 +121,7 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
         }
         let (s, t) = st.normalise(f.s, f.t);
         let texel = if LINEAR { filter::bilinear::<F>(&sh.level, s, t) } else { filter::nearest::<F>(&sh.level, s, t) };
-        out[i] = finish(st, &fs, f, texel);
+        out[i] = super::stage_texel(st, &fs, f, texel);
     }
     out
 }
@@ -181,16 +181,6 @@ fn fixed_func<const FUNC: u8>(st: &TextureState) -> func::TexFuncState {
     }
 }
 
-/// The texture function and the secondary colour for one fragment, as `super::stage`.
-#[inline(always)]
-fn finish(st: &TextureState, fs: &func::TexFuncState, f: &Fragment, texel: [u8; 4]) -> [u8; 4] {
-    if f.color0_indefinite != 0 && st.sampler != SamplerRule::PpssppCpp {
-        func::add_secondary(func::apply_indefinite(fs, f.color0, f.color0_indefinite, texel), f.color1)
-    } else {
-        func::add_secondary(func::apply(fs, f.color0, texel), f.color1)
-    }
-}
-
 /// Mipmaps or differing filters: the LOD per quad from the first lanes' differences, then
 /// the reference's sampler for the format (one level or two blended), as
 /// [`super::shade_quad`] does for a draw without invalid addresses; the texture function
@@ -212,7 +202,7 @@ fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 
     let mut out = [[0u8; 4]; 4];
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) != 0 {
-            out[i] = finish(st, &fs, f, texels[i]);
+            out[i] = super::stage_texel(st, &fs, f, texels[i]);
         }
     }
     out
