@@ -150,33 +150,8 @@ impl ColourPlane {
     /// The plane of channel values `c` at positions `p` (1/16 px), from vertex `s`. A
     /// zero-area triangle keeps the start colour (guess: its gradients are undefined).
     pub fn new(p: &[(i32, i32); 3], c: [u8; 3], s: usize) -> ColourPlane {
-        let (a, b) = ((s + 1) % 3, (s + 2) % 3);
-        let d = |i: usize| (p[i].0 as i128 - p[s].0 as i128, p[i].1 as i128 - p[s].1 as i128);
-        let ((xa, ya), (xb, yb)) = (d(a), d(b));
-        let (ca, cb) = (c[a] as i128 - c[s] as i128, c[b] as i128 - c[s] as i128);
-        let area = xa * yb - xb * ya;
-        // Rounded down: floor((n << bits) / area) for either sign of the area. Operands
-        // stay below 2^70 for 32-bit coordinates; the quotient is clamped to i64.
-        let grad = |n: i128| -> i64 {
-            if area == 0 {
-                return 0;
-            }
-            let (n, den) = if area < 0 { (-n, -area) } else { (n, area) };
-            // `n · R`, R = ⌊2^(k+e) / den⌋ with e the bit length of den, so R has
-            // AREA_RECIP_BITS + 1 significant bits; |n| < 2^42 and R < 2^17.
-            let e = 128 - den.leading_zeros();
-            let r = (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den);
-            ((n * r) >> (AREA_RECIP_BITS + e - COLOUR_GRADIENT_BITS)).clamp(i64::MIN as i128, i64::MAX as i128) as i64
-        };
-        ColourPlane {
-            x: p[s].0 as i64,
-            y: p[s].1 as i64,
-            c: (c[s] as i64) << COLOUR_GRADIENT_BITS,
-            dx: grad(ca * yb - cb * ya),
-            dy: grad(cb * xa - ca * xb),
-        }
+        PlaneSetup::new(p, s).channel(c)
     }
-
     /// The channel at sample point (`sx`, `sy`) in 1/16 px, truncated and clamped to a byte.
     #[inline]
     pub fn at(&self, sx: i32, sy: i32) -> u8 {
@@ -184,6 +159,73 @@ impl ColourPlane {
             + self.dx as i128 * (sx as i64 - self.x) as i128
             + self.dy as i128 * (sy as i64 - self.y) as i128;
         (v >> COLOUR_GRADIENT_BITS).clamp(0, 255) as u8
+    }
+}
+
+/// What the [`ColourPlane`]s of one triangle share: the edges from the start vertex and
+/// the rounded-down reciprocal of the doubled area, computed once for its seven channels.
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneSetup {
+    s: usize,
+    p: [(i32, i32); 3],
+    /// Edges from the start vertex to the next two, in 1/16 px.
+    xa: i128,
+    ya: i128,
+    xb: i128,
+    yb: i128,
+    /// Sign of the area (−1, 0 or 1), the reciprocal R = ⌊2^(k+e) / |area|⌋ and the shift
+    /// k + e − [`COLOUR_GRADIENT_BITS`], k = [`AREA_RECIP_BITS`], e the bit length of |area|.
+    sign: i128,
+    recip: i128,
+    shift: u32,
+}
+
+impl PlaneSetup {
+    pub fn new(p: &[(i32, i32); 3], s: usize) -> PlaneSetup {
+        let (a, b) = ((s + 1) % 3, (s + 2) % 3);
+        let d = |i: usize| (p[i].0 as i128 - p[s].0 as i128, p[i].1 as i128 - p[s].1 as i128);
+        let ((xa, ya), (xb, yb)) = (d(a), d(b));
+        let area = xa * yb - xb * ya;
+        // Operands stay below 2^70 for 32-bit coordinates; R has AREA_RECIP_BITS + 1
+        // significant bits.
+        let den = area.abs();
+        let e = 128 - den.leading_zeros();
+        let recip = if area == 0 { 0 } else { (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den) };
+        PlaneSetup {
+            s,
+            p: *p,
+            xa,
+            ya,
+            xb,
+            yb,
+            sign: area.signum(),
+            recip,
+            shift: AREA_RECIP_BITS + e - COLOUR_GRADIENT_BITS,
+        }
+    }
+
+    /// Rounded down: ⌊(n << bits) / area⌋ through `n · R` for either sign of the area; the
+    /// quotient is clamped to i64.
+    #[inline]
+    fn grad(&self, n: i128) -> i64 {
+        if self.sign == 0 {
+            return 0;
+        }
+        ((self.sign * n * self.recip) >> self.shift).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+    }
+
+    /// The plane of channel values `c` at the setup's vertices. A channel equal at all
+    /// three vertices has zero gradients, so no products are taken for it.
+    pub fn channel(&self, c: [u8; 3]) -> ColourPlane {
+        let s = self.s;
+        let (a, b) = ((s + 1) % 3, (s + 2) % 3);
+        let (ca, cb) = (c[a] as i128 - c[s] as i128, c[b] as i128 - c[s] as i128);
+        let (dx, dy) = if ca == 0 && cb == 0 {
+            (0, 0)
+        } else {
+            (self.grad(ca * self.yb - cb * self.ya), self.grad(cb * self.xa - ca * self.xb))
+        };
+        ColourPlane { x: self.p[s].0 as i64, y: self.p[s].1 as i64, c: (c[s] as i64) << COLOUR_GRADIENT_BITS, dx, dy }
     }
 }
 
@@ -390,6 +432,10 @@ impl Tri {
                 e.c = e.c.wrapping_add(e.xf).wrapping_add(e.yf);
             }
         }
+        let c0_flat =
+            (setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0)).then_some(v[2].color0);
+        let c1_flat =
+            (setup.flat_shading || (v[0].color1 == v[1].color1 && v[0].color1 == v[2].color1)).then_some(v[2].color1);
         Tri {
             e,
             bias: [
@@ -401,11 +447,9 @@ impl Tri {
             // [PP DrawTriangleSlice] "All the z values are the same, no interpolation".
             z_flat: (zi[0] == zi[1] && zi[0] == zi[2]).then_some(zi[2]),
             c0: [f4(v[0].color0), f4(v[1].color0), f4(v[2].color0)],
-            c0_flat: (setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0))
-                .then_some(v[2].color0),
+            c0_flat,
             c1: [f3(v[0].color1), f3(v[1].color1), f3(v[2].color1)],
-            c1_flat: (setup.flat_shading || (v[0].color1 == v[1].color1 && v[0].color1 == v[2].color1))
-                .then_some(v[2].color1),
+            c1_flat,
             fog: [v[0].fog, v[1].fog, v[2].fog],
             no_fog: v[0].fog >= 1.0 && v[1].fog >= 1.0 && v[2].fog >= 1.0,
             s: [v[0].s, v[1].s, v[2].s],
@@ -414,7 +458,10 @@ impl Tri {
             inv_w: if setup.perspective { [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w] } else { [1.0; 3] },
             clip_w: [v[0].w, v[1].w, v[2].w],
             persp_recip: setup.triangle.persp_recip,
-            planes: (setup.triangle.colour == ColourRounding::FirstVertexPlane).then(|| {
+            // Both colours flat: neither the planes nor the barycentric path is read.
+            planes: (setup.triangle.colour == ColourRounding::FirstVertexPlane
+                && !(c0_flat.is_some() && c1_flat.is_some()))
+            .then(|| {
                 let pts = [p(0), p(1), p(2)];
                 let s = match [v[0].first, v[1].first, v[2].first] {
                     [true, false, false] => 0,
@@ -423,7 +470,8 @@ impl Tri {
                     // guess: triangles made by clipping (no unique first vertex).
                     _ => ColourPlane::start(&pts),
                 };
-                let ch = |c: [u8; 3]| ColourPlane::new(&pts, c, s);
+                let plane = PlaneSetup::new(&pts, s);
+                let ch = |c: [u8; 3]| plane.channel(c);
                 let half = if setup.triangle.sample == SamplePoint::PixelCentre { 8 } else { 7 };
                 (
                     std::array::from_fn(|k| ch([v[0].color0[k], v[1].color0[k], v[2].color0[k]])),
