@@ -148,9 +148,8 @@ fn fill_span_fmt<F: FbPixel>(
     };
     if write_depth {
         if let Some(row) = tile.depth_span_mut(x0, x1, y) {
-            for d in row.chunks_exact_mut(2) {
-                d.copy_from_slice(&z.to_le_bytes());
-            }
+            let zb = z.to_le_bytes();
+            fill_pattern(row, &std::array::from_fn::<u8, 16, _>(|i| zb[i & 1]));
         }
     }
     let rgb = [c[0] as i32, c[1] as i32, c[2] as i32];
@@ -161,8 +160,27 @@ fn fill_span_fmt<F: FbPixel>(
         w & !keep
     });
     let Some(row) = tile.color_span_mut(x0, x1, y) else { return };
-    for (i, px) in row.chunks_exact_mut(F::BYTES).enumerate() {
-        let old = if keep == 0 { 0 } else { F::load(px) };
-        F::store(px, words[i & 3] | (old & keep));
+    if keep == 0 {
+        // Nothing of the old pixel survives: the four dither columns repeat as bytes.
+        let mut pattern = [0u8; 16];
+        for (i, px) in pattern.chunks_exact_mut(F::BYTES).enumerate() {
+            F::store(px, words[i & 3]);
+        }
+        fill_pattern(row, &pattern[..4 * F::BYTES]);
+        return;
     }
+    for (i, px) in row.chunks_exact_mut(F::BYTES).enumerate() {
+        F::store(px, words[i & 3] | (F::load(px) & keep));
+    }
+}
+
+/// `row` filled with copies of `pattern` from its start (the last copy cut short).
+fn fill_pattern(row: &mut [u8], pattern: &[u8]) {
+    let mut chunks = row.chunks_exact_mut(pattern.len());
+    for c in &mut chunks {
+        c.copy_from_slice(pattern);
+    }
+    let rest = chunks.into_remainder();
+    let n = rest.len();
+    rest.copy_from_slice(&pattern[..n]);
 }
