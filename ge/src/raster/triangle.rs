@@ -53,6 +53,24 @@
 //!   result is truncated). A linear error term plus bias fitted on one test predicts the
 //!   other worse than this rule. texmtx-normals' misses are mostly not the divider (exact division
 //!   still misses 262 of its 276 pixels).
+//!
+//!   What texmtx-normals' misses are (open). The screenshot holds one draw: a fan textured from
+//!   normalised float normals (skinned and UV-scaled draws come after the screenshot), so s, t, q
+//!   carry 1/√2 and 1/√3. Each miss is one texel off (exact division: 218 lower, 44 higher).
+//!   The PSP's image is exactly symmetric under (x, y) → (255 − y, 255 − x) with s ↔ t (the
+//!   misses are 131 mirror pairs), so the cause treats s and t alike. The errors are absolute:
+//!   where u ≈ 2 (s = 0.015) the PSP's u is 0.003 texel low (0.15 %), where u ≈ 90 relative
+//!   errors stay below 0.005 %, so no reciprocal with a relative error (this rule included) makes
+//!   them. No vertex values make exact interpolation fit, even with separate planes per triangle
+//!   (linear programming): the best planes still leave per-pixel errors of 1.3 units of
+//!   2^-16 in s in either triangle.
+//!   On the line y − x = 53 (q constant, u just above 1, 3, …, 81), the PSP lowers s by
+//!   0.209–0.231 units at even x and 0.062–0.085 at odd x (if constant along the line) for
+//!   u from 1 to 41.
+//!   Fits tried, with the fewest misses each: vertex values rounded to 12–24 bits (242); s, t, q
+//!   cut per pixel to 2^-12 … 2^-20, also with a shared exponent, q and the reciprocal at
+//!   12–20 bits (232); fixed-point planes like [`ColourPlane`] (168); float24 plane sums (235);
+//!   values cut at 2×2-quad corners (237).
 
 use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
