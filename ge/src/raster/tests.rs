@@ -970,3 +970,40 @@ fn exact_rectangle_samples_the_pixel_centre() {
     let v = [textured(32, 0, 0.0, 0.0), textured(0, 32, 2.0, 2.0)];
     assert_eq!(at(&v, 0, 0), (0.0 + 0.5, 2.0 - 0.5));
 }
+
+/// The colour gradients as first written: every product in i128, the reciprocal taken
+/// per channel ([`ColourPlane::new`]'s plain path, kept to check the shared-setup i64 one).
+fn plane_reference(p: &[(i32, i32); 3], c: [u8; 3], s: usize) -> ColourPlane {
+    use triangle::{AREA_RECIP_BITS, COLOUR_GRADIENT_BITS};
+    let (a, b) = ((s + 1) % 3, (s + 2) % 3);
+    let d = |i: usize| (p[i].0 as i128 - p[s].0 as i128, p[i].1 as i128 - p[s].1 as i128);
+    let ((xa, ya), (xb, yb)) = (d(a), d(b));
+    let (ca, cb) = (c[a] as i128 - c[s] as i128, c[b] as i128 - c[s] as i128);
+    let area = xa * yb - xb * ya;
+    let grad = |n: i128| -> i64 {
+        if area == 0 {
+            return 0;
+        }
+        let (n, den) = if area < 0 { (-n, -area) } else { (n, area) };
+        let e = 128 - den.leading_zeros();
+        let r = (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den);
+        ((n * r) >> (AREA_RECIP_BITS + e - COLOUR_GRADIENT_BITS)).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+    };
+    ColourPlane::from_parts(p[s], c[s], grad(ca * yb - cb * ya), grad(cb * xa - ca * xb))
+}
+
+proptest! {
+    /// Shared-setup planes (one reciprocal, i64 products where they fit) equal the plain
+    /// i128 arithmetic, for screen-sized and for extreme coordinates.
+    #[test]
+    fn colour_planes_equal_the_plain_arithmetic(
+        small in proptest::array::uniform3((-8192i32..8192, -8192i32..8192)),
+        wide in proptest::array::uniform3((any::<i32>(), any::<i32>())),
+        c in proptest::array::uniform3(any::<u8>()),
+        s in 0usize..3,
+    ) {
+        for p in [small, wide] {
+            prop_assert_eq!(ColourPlane::new(&p, c, s), plane_reference(&p, c, s));
+        }
+    }
+}

@@ -170,6 +170,12 @@ impl ColourPlane {
     pub fn new(p: &[(i32, i32); 3], c: [u8; 3], s: usize) -> ColourPlane {
         PlaneSetup::new(p, s).channel(c)
     }
+    /// A plane from its start vertex, start value and raw gradients (tests).
+    #[cfg(test)]
+    pub(crate) fn from_parts(at: (i32, i32), c: u8, dx: i64, dy: i64) -> ColourPlane {
+        ColourPlane { x: at.0 as i64, y: at.1 as i64, c: (c as i64) << COLOUR_GRADIENT_BITS, dx, dy }
+    }
+
     /// The channel at sample point (`sx`, `sy`) in 1/16 px, truncated and clamped to a byte.
     #[inline]
     pub fn at(&self, sx: i32, sy: i32) -> u8 {
@@ -186,11 +192,11 @@ impl ColourPlane {
 pub struct PlaneSetup {
     s: usize,
     p: [(i32, i32); 3],
-    /// Edges from the start vertex to the next two, in 1/16 px.
-    xa: i128,
-    ya: i128,
-    xb: i128,
-    yb: i128,
+    /// Edges from the start vertex to the next two, in 1/16 px (33-bit values).
+    xa: i64,
+    ya: i64,
+    xb: i64,
+    yb: i64,
     /// Sign of the area (−1, 0 or 1), the reciprocal R = ⌊2^(k+e) / |area|⌋ and the shift
     /// k + e − [`COLOUR_GRADIENT_BITS`], k = [`AREA_RECIP_BITS`], e the bit length of |area|.
     sign: i128,
@@ -201,9 +207,9 @@ pub struct PlaneSetup {
 impl PlaneSetup {
     pub fn new(p: &[(i32, i32); 3], s: usize) -> PlaneSetup {
         let (a, b) = ((s + 1) % 3, (s + 2) % 3);
-        let d = |i: usize| (p[i].0 as i128 - p[s].0 as i128, p[i].1 as i128 - p[s].1 as i128);
+        let d = |i: usize| (p[i].0 as i64 - p[s].0 as i64, p[i].1 as i64 - p[s].1 as i64);
         let ((xa, ya), (xb, yb)) = (d(a), d(b));
-        let area = xa * yb - xb * ya;
+        let area = xa as i128 * yb as i128 - xb as i128 * ya as i128;
         // Operands stay below 2^70 for 32-bit coordinates; R has AREA_RECIP_BITS + 1
         // significant bits.
         let den = area.abs();
@@ -225,11 +231,16 @@ impl PlaneSetup {
     /// Rounded down: ⌊(n << bits) / area⌋ through `n · R` for either sign of the area; the
     /// quotient is clamped to i64.
     #[inline]
-    fn grad(&self, n: i128) -> i64 {
+    fn grad(&self, n: i64) -> i64 {
         if self.sign == 0 {
             return 0;
         }
-        ((self.sign * n * self.recip) >> self.shift).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+        if self.shift < 63 {
+            // |n| < 2^43 (a byte difference times two 33-bit deltas) and R ≤ 2^17, so the
+            // product fits an i64 exactly; only areas past 2^61 need the wide shift.
+            return (self.sign as i64 * n * self.recip as i64) >> self.shift;
+        }
+        ((self.sign * n as i128 * self.recip) >> self.shift).clamp(i64::MIN as i128, i64::MAX as i128) as i64
     }
 
     /// The plane of channel values `c` at the setup's vertices. A channel equal at all
@@ -237,7 +248,7 @@ impl PlaneSetup {
     pub fn channel(&self, c: [u8; 3]) -> ColourPlane {
         let s = self.s;
         let (a, b) = ((s + 1) % 3, (s + 2) % 3);
-        let (ca, cb) = (c[a] as i128 - c[s] as i128, c[b] as i128 - c[s] as i128);
+        let (ca, cb) = (c[a] as i64 - c[s] as i64, c[b] as i64 - c[s] as i64);
         let (dx, dy) = if ca == 0 && cb == 0 {
             (0, 0)
         } else {
