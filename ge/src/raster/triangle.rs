@@ -53,6 +53,30 @@
 //!   result is truncated). A linear error term plus bias fitted on one test predicts the
 //!   other worse than this rule. texmtx-normals' misses are mostly not the divider (exact division
 //!   still misses 262 of its 276 pixels).
+//!
+//!   Nor is it screen-space structure. Counts below are pixels whose R or G texel differs in
+//!   texmtx-source's 65 536 and texmtx-prims' 32 768 projected pixels; exact division gives
+//!   28 + 332, this rule 20 + 267.
+//!   * texmtx-source's PSP image is transpose-symmetric (R(x, y) = G(y, x) at all 65 536
+//!     pixels), although q runs along x in one triangle and along y in the other. Any scheme
+//!     that treats x and y differently (spans, row DDA) would break that symmetry.
+//!   * s/q is constant down prims' column 150, so its 254 pixels are one q value, not a
+//!     column effect. The reciprocal's error sign per column, read where t/q = 1, shows no
+//!     x mod 2, 4, 8 or 16 pattern (57 up, 71 down).
+//!   * Affine s/q, t/q between per-pixel divides every N columns (N = 2–32, knots at x ≡ 0
+//!     or N/2): best 35 + 371 (N = 2, reciprocal rounded down at the knots); with this rule
+//!     20 + 614; N = 4 ≥ 70 + 1 690; N = 16 ≈ 3 000 + 21 000. Every N rows: never better than
+//!     the knots' divide. Bilinear over N×N blocks: ≥ 20 + 614.
+//!   * One divide per 2×2 or 4×4 block (at its centre or top-left) plus analytic
+//!     derivatives: ≥ 28 + 624.
+//!   * s, t and q as fixed-point planes from the first vertex, with gradients rounded down
+//!     to 18–32 bits per 1/16 px ([`ColourPlane`]'s arithmetic), or as a DDA. These tests'
+//!     areas are powers of two and their values dyadic, so every such variant equals exact
+//!     interpolation (28 + 332, 20 + 267 with this rule).
+//!   * A 128-segment piecewise-linear reciprocal with free knots fits the 384 intervals,
+//!     for any knot phase, but only if its result is rounded to the 2^-15 grid. Without
+//!     that rounding, and with 64 or 32 segments, nothing fits. Tangent or minimax segments
+//!     (32–512 of them, coefficients at 16–18 and 8–12 bits) miss at best 12 of the 384.
 
 use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
