@@ -54,6 +54,36 @@
 //!   other worse than this rule. texmtx-normals' misses are mostly not the divider (exact division
 //!   still misses 262 of its 276 pixels).
 //!
+//!   Nor is it screen-space structure. Counts below are pixels whose R or G texel differs in
+//!   texmtx-source's 65 536 and texmtx-prims' 32 768 projected pixels; exact division gives
+//!   28 + 332, this rule 20 + 267.
+//!   * texmtx-source's PSP image is transpose-symmetric (R(x, y) = G(y, x) at all 65 536
+//!     pixels), although q runs along x in one triangle and along y in the other. Any scheme
+//!     that treats x and y differently (spans, row DDA) would break that symmetry.
+//!   * s/q is constant down prims' column 150, so its 254 pixels are one q value, not a
+//!     column effect. The reciprocal's error sign per column, read where t/q = 1, shows no
+//!     x mod 2, 4, 8 or 16 pattern beyond chance (57 up, 71 down).
+//!   * Affine s/q, t/q between per-pixel divides every N columns (N = 2–32, knots at x ≡ 0
+//!     or N/2): best 35 + 371 (N = 2, reciprocal rounded down at the knots); with this rule
+//!     20 + 614; N = 4 at least 70 and 1 690; N = 16 about 3 000 + 21 000. Every N rows:
+//!     never better than the knots' divide. Bilinear over 2×2 blocks: best 34 + 371.
+//!   * One divide per 2×2 or 4×4 block (at its centre or top-left) plus analytic
+//!     derivatives: best 28 + 624.
+//!   * s, t and q as fixed-point planes from the first vertex, with gradients rounded down
+//!     to 18–32 bits per 1/16 px ([`ColourPlane`]'s arithmetic), or as a DDA. These tests'
+//!     areas are powers of two and their values dyadic, so every such variant equals exact
+//!     interpolation (28 + 332, 20 + 267 with this rule).
+//!   * On prims' t/q = 1 diagonal, t and q are the same value. Any storage or interpolation
+//!     that treats t and q alike keeps them equal, so the PSP's 255-or-wrap choice there is
+//!     made by the divide alone. Scaling s, t and q by 1 ± 2^-k and rounding them to 15–18
+//!     bits before the divide (k = 14–19; exact or 16–20-bit reciprocal; 93 settings) gives
+//!     30 + 80, 30 + 100, 32 + 87 and 34 + 86 at four settings next to ones with ≥ 323 prims
+//!     misses, and never fewer than 20 source misses: chance, not a rule.
+//!   * A 128-segment piecewise-linear reciprocal with free knots fits the 384 intervals,
+//!     for any knot phase, but only if its result is rounded to the 2^-15 grid. Without
+//!     that rounding, and with 64 or 32 segments, nothing fits. Tangent or minimax segments
+//!     (64–256 of them, coefficients at 16–18 and 8–12 bits) miss at best 12 of the 384.
+//!
 //!   What texmtx-normals' misses are (open). The screenshot holds one draw: a fan textured from
 //!   normalised float normals (skinned and UV-scaled draws come after the screenshot), so s, t, q
 //!   carry 1/√2 and 1/√3. Each miss is one texel off (exact division: 218 lower, 44 higher).
