@@ -7,7 +7,7 @@
 //! 2. replays every dump on a fresh GE of the chosen [`ge::Model`] (rayon over dumps; each
 //!    dump is self-contained, so the order of work cannot change a byte) and captures what
 //!    the test's DMA copy saw,
-//! 3. prints the values the way the test's source prints them ([`print`]) under the titles
+//! 3. prints the values the way the test's source prints them ([`print`](mod@print)) under the titles
 //!    of the reference transcript ([`transcript`]), and compares line by line with the real
 //!    PSP's output (`TEST.hardware.txt`),
 //! 4. checks the replayed bytes against PPSSPP's `NNNN.readback.bin` (the visible 480

@@ -1,7 +1,7 @@
 //! glTF 2.0 export of BBS models (PMO), maps (PMP) and their PAM animations, built with the
 //! `gltf-json` document model.
 //!
-//! Design: the export reads the same structures the renderer draws from ([`scene::Model`]:
+//! Design: the export reads the same structures the renderer draws from ([`crate::scene::Model`]:
 //! PMOs, their resolved GE textures and PMP placements) and the same decoded vertices
 //! `psprender decode` prints ([`crate::decode::report`], the GE's own vertex decoder), so a
 //! value in the glTF is a value the GE model used. Layout of the document:
@@ -19,7 +19,7 @@
 //!   ([`crate::scene`], `ScaleIn::Bones`), so the skinned glTF positions equal the GE's.
 //! * Textures: one PNG per distinct GE texture ([`image`]), one material per (texture,
 //!   attribute, uniform colour) ([`mesh::material`]).
-//! * Animations: one per chosen PAM slot ([`animation`]) on the joints of a single PMO.
+//! * Animations: one per chosen PAM slot (`animation`) on the joints of a single PMO.
 //!
 //! The document is finished as `.glb` (buffer and PNGs embedded) or `.gltf` (JSON plus `.bin`
 //! and PNG files beside it). Output bytes depend only on the inputs and the options: PNGs are

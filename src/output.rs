@@ -4,7 +4,7 @@
 //!   is checked for writability before any work is done, so a long render never fails at the
 //!   end for want of a folder.
 //! * Every file is written to a temporary file in the target directory and renamed over the
-//!   target ([`write`]), so a crash, a full disk or Ctrl-C never leaves a truncated file where
+//!   target ([`write`](fn@write)), so a crash, a full disk or Ctrl-C never leaves a truncated file where
 //!   a good one was: readers see the old file or the complete new one.
 
 use std::io::Write;

@@ -4,7 +4,7 @@
 //! ([`crate::transform`]), assembles primitives of its type (`assemble`: keeping an
 //! incomplete primitive for a following PRIM type 7), clips and culls them
 //! ([`crate::clip`]) and bins them with an immutable snapshot of the pixel and texture
-//! state ([`DrawState`]). [`Ge::flush`] rasterizes the bins band by band in parallel
+//! state ([`DrawState`]). [`crate::Ge::flush`] rasterizes the bins band by band in parallel
 //! ([`crate::bin`]); each covered 2x2 quad is textured ([`crate::texture`]) and each
 //! fragment runs the pixel pipeline ([`crate::pixel`]).
 //!
@@ -18,10 +18,10 @@
 //! Design notes:
 //! * The state snapshot is rebuilt only when a register or the CLUT changed since the last
 //!   PRIM (`state_dirty`), so long runs of draws share one `Arc<DrawState>`.
-//! * Binning defers all memory writes to [`Ge::flush`], which the executor calls before
+//! * Binning defers all memory writes to [`crate::Ge::flush`], which the executor calls before
 //!   anything that reads or writes memory a binned draw may touch (framebuffer changes,
 //!   block transfers, the end of a list, replay uploads) and the draw path calls before a
-//!   draw that textures from memory binned draws write ([`WrittenSpan`]; PPSSPP's own
+//!   draw that textures from memory binned draws write (`WrittenSpan`; PPSSPP's own
 //!   rule in the PPSSPP model).
 
 mod assemble;

@@ -5,7 +5,7 @@
 //! for the synthetic conformance scenes); [`TessellationRule::Hardware`] differs from it in
 //! three measured ways: spline knots are the textbook clamped/uniform B-spline (PPSSPP's
 //! divisors bend 4-point open splines away from the Bézier the PSP draws), spline basis
-//! values are 16-bit fixed point summing to one ([`basis::fixed_point_basis`]), and
+//! values are 16-bit fixed point summing to one (`basis::fixed_point_basis`), and
 //! evaluated colours are rounded up [HW primitives-spline: PPSSPP's MSE 161.7 → 0.0013
 //! with the knots, colours and the hardware raster rule, 242 → 2 differing pixels with
 //! the fixed-point basis; primitives-bezier 21.6 → 0.00004, coverage exact, the remaining
@@ -67,7 +67,7 @@ pub enum PatchKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TessellationRule {
     /// The PSP: textbook B-spline knots ([`spline_weights_exact`]) and colours rounded up
-    /// ([`TessellationRule::color`]).
+    /// (`TessellationRule::color`).
     #[default]
     Hardware,
     /// PPSSPP's `SplineCommon.cpp`: its knot divisors, colours in 0..1 rounded half to even.

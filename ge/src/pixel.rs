@@ -15,7 +15,7 @@
 //!
 //! The decode follows `ComputePixelFuncID`'s reading of the registers (no depth write
 //! without the depth test, stencil on/off and op simplifications that change nothing
-//! drawn, the stencil reference rewrite, see [`Compare::optimize_ref_byte`]). PPSSPP's
+//! drawn, the stencil reference rewrite, see `Compare::optimize_ref_byte`). PPSSPP's
 //! shortcuts that change pixels are not here: the PPSSPP model rewrites the decoded state
 //! (`crate::ppsspp::rewrite_pixel`: identity-blend off, the "pointless" colour test
 //! dropped, the x86 JIT's NAND and OR_INVERTED) and the pipeline only honours

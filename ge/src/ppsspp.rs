@@ -130,7 +130,7 @@ impl Machinery {
     }
 
     /// Bin one PRIM's shapes under `state` with the sampler PPSSPP would run for each
-    /// ([`jit`]) through the bin queue, which drains as PPSSPP's does.
+    /// (`jit`) through the bin queue, which drains as PPSSPP's does.
     pub fn bin(&mut self, binner: &mut Binner<BinnedPrim>, state: &Arc<DrawState>, shapes: &mut Vec<Shape>) {
         let flat = state.flat;
         self.counted.clear();

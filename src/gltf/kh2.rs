@@ -1,7 +1,7 @@
 //! Kingdom Hearts II skeletons and motions as glTF: the bones as a node hierarchy under one
 //! root node, each motion as an animation sampled at every game frame (GFR tick, 60 Hz).
 //!
-//! * Bones: node `bone{i}` with the bone's bind S/R/T (R = Rz·Ry·Rx, [`kh2::eval`]); parents
+//! * Bones: node `bone{i}` with the bone's bind S/R/T (R = Rz·Ry·Rx, [`crate::kh2::eval`]); parents
 //!   from the bone table, roots under the root node.
 //! * Root motion: the motion's root-position block ([`Evaluator::root_channels`]) animates the
 //!   root node, so the whole skeleton moves with it.

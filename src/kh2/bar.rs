@@ -1,7 +1,7 @@
 //! The BAR container (animation-formats.md §2.1 "BAR container"; OpenKh `Bar.cs`, `bar.md`):
 //! a 16-byte header (`BAR\x01`, u32 count, u32 runtime pointer slot, i32 motion-set type) and
-//! 16-byte entries (u16 type, u16 duplicate flag, char[4] name, u32 offset, u32 size). Entry
-//! data is kept as bytes whatever the type; [`Mset`] and [`Anb`] are views for the motion uses.
+//! 16-byte entries (u16 type, u16 duplicate flag, `char[4]` name, u32 offset, u32 size). Entry
+//! data is kept as bytes whatever the type; [`mset_slot`] and [`Anb`] are views for the motion uses.
 //!
 //! The writer places data in entry order after the entry table, each start aligned by type
 //! ([`alignment`]); a duplicate entry (flag ≠ 0) points at the data of the first earlier entry

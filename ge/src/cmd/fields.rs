@@ -131,7 +131,7 @@ fields! {
 
     /// TEXBUFWIDTHn (0xA8..0xAF).
     TexBufWidth {
-        /// Buffer width in texels. The GE reads bits 0–10 ([`crate::texture::format::TexFormat::bufw`]
+        /// Buffer width in texels. The GE reads bits 0–10 ([`crate::texture::TexFormat::bufw`]
         /// masks them); PPSSPP's recorder tests all 16.
         width: 0, 16;
         /// Address bits 24–27.

@@ -156,7 +156,7 @@ pub fn u8_to_unit(c: u8) -> f32 {
 /// [HW primitives-spline: a 4 × 4 grid with both edges open is drawn exactly as the
 /// Bézier patch of the same points (e.g. the red→blue patch reads R = 71 at y = 20.5,
 /// 256·(1 − v)³ with v = 0.35); PPSSPP's knot divisors give 60 there.]
-/// The basis values are then held as the PSP holds them ([`fixed_point_basis`]).
+/// The basis values are then held as the PSP holds them (`fixed_point_basis`).
 pub fn spline_weights_exact(tess: u32, count: u32, edge: u8) -> Vec<Weight> {
     let n = count.saturating_sub(3).max(1) as usize;
     let tess = tess.max(1) as usize;
@@ -207,7 +207,7 @@ fn de_boor_weight(knots: &[f64], patch: usize, t: f64) -> Weight {
     Weight { basis, deriv }
 }
 
-/// Fraction bits of a hardware B-spline basis value ([`fixed_point_basis`]).
+/// Fraction bits of a hardware B-spline basis value (`fixed_point_basis`).
 pub const SPLINE_WEIGHT_BITS: i32 = 16;
 
 /// Four basis values as the PSP's spline evaluator holds them: each rounded down to

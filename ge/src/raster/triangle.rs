@@ -155,7 +155,7 @@ pub const AREA_RECIP_BITS: u32 = 16;
 
 /// One Gouraud colour channel as the PSP interpolates it: the plane through the *start*
 /// vertex with gradients per 1/16 px (numerator times a rounded-down reciprocal of the
-/// area, [`AREA_RECIP_BITS`]) rounded down to [`COLOUR_GRADIENT_BITS`] fraction bits,
+/// area, `AREA_RECIP_BITS`) rounded down to `COLOUR_GRADIENT_BITS` fraction bits,
 /// evaluated exactly at the pixel centre and truncated. All arithmetic is integer, so
 /// there are no float ties.
 ///
