@@ -15,23 +15,58 @@ use thiserror::Error;
 #[error("{0}")]
 pub struct PngError(pub String);
 
-/// PNG with fast compression of a picture in the channels it is given (the report keeps
-/// buffers in the fewest channels that hold them, [`capture::Plane`]: grey for the depth
-/// and stencil ramps, RGB for colour): a quarter of the bytes to compress for a grey ramp.
-/// The report favours build time; the pixels decode to exactly those of the CLI's RGBA PNGs.
+/// PNG of a picture in the channels it is given (the report keeps buffers in the fewest
+/// channels that hold them, [`capture::Plane`]: grey for the depth and stencil ramps, RGB
+/// for colour): a quarter of the bytes to compress for a grey ramp. Compressed with the
+/// fastest mode, or stored when [`poorly_compressible`]. The report favours build time;
+/// the pixels decode to exactly those of the CLI's RGBA PNGs.
 pub fn png_fast(p: &Plane) -> Result<Vec<u8>, PngError> {
+    let level = if poorly_compressible(p)? { png::Compression::NoCompression } else { png::Compression::Fastest };
+    png_at(p, level)
+}
+
+/// Rows in each of the [`SAMPLE_BANDS`] bands [`poorly_compressible`] compresses.
+const SAMPLE_ROWS: u32 = 4;
+/// Bands, spread evenly over the picture, that [`poorly_compressible`] compresses.
+const SAMPLE_BANDS: u32 = 8;
+
+/// Whether the fastest compression keeps more than 60 % of the picture's bytes, judged by
+/// compressing [`SAMPLE_BANDS`] bands of [`SAMPLE_ROWS`] rows (12 % of a 272-row buffer).
+/// On such pictures fdeflate's fastest mode costs 20-30 instructions a byte (15816's and
+/// 20204's colour buffers: PNG/raw 0.6-0.7) for little gain, while a stored PNG costs a
+/// copy and a checksum; the page grows by the bytes not saved. Colour buffers of the 20
+/// shared real-game dumps keep 1-84 % of their bytes (many game frames 50-80 %); depth
+/// ramps 1-20 %. The rule reads only the pixels, so the page does not depend on timing.
+fn poorly_compressible(p: &Plane) -> Result<bool, PngError> {
+    let band = SAMPLE_ROWS * SAMPLE_BANDS;
+    if p.height < 2 * band || p.width == 0 {
+        return Ok(false);
+    }
+    let row = p.data.len() / p.height as usize;
+    let step = (p.height / SAMPLE_BANDS) as usize;
+    let rows = SAMPLE_ROWS as usize;
+    let mut data = Vec::with_capacity(band as usize * row);
+    for b in 0..SAMPLE_BANDS as usize {
+        data.extend_from_slice(&p.data[b * step * row..(b * step + rows) * row]);
+    }
+    let sample = Plane { width: p.width, height: band, channels: p.channels, data };
+    let png = png_at(&sample, png::Compression::Fastest)?;
+    Ok(png.len() * 10 > sample.data.len() * 6)
+}
+
+fn png_at(p: &Plane, level: png::Compression) -> Result<Vec<u8>, PngError> {
     let colour = match p.channels {
         1 => png::ColorType::Grayscale,
         3 => png::ColorType::Rgb,
         _ => png::ColorType::Rgba,
     };
-    // Room for a poorly compressible picture up front: no copies while the output grows.
-    let mut out = Vec::with_capacity(p.data.len() * 3 / 4 + 1024);
+    // Room for a stored picture up front: no copies while the output grows.
+    let mut out = Vec::with_capacity(p.data.len() + p.height as usize * 8 + 1024);
     {
         let mut enc = png::Encoder::new(&mut out, p.width, p.height);
         enc.set_color(colour);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fastest);
+        enc.set_compression(level);
         let mut w = enc.write_header().map_err(|e| PngError(e.to_string()))?;
         w.write_image_data(&p.data).map_err(|e| PngError(e.to_string()))?;
     }
@@ -149,6 +184,32 @@ mod tests {
                 let png = png_indexed(&ix).unwrap();
                 assert_eq!(Image::from_png(&png).unwrap(), img, "{colours} colours, {w}x{h}");
             }
+        }
+    }
+
+    /// Stored and compressed PNGs both decode to the plane: a noisy picture (stored) and a
+    /// smooth one (compressed), grey and RGB.
+    #[test]
+    fn png_fast_keeps_the_pixels_stored_or_compressed() {
+        let mut x = 0x1234_5679u32;
+        for (channels, noisy) in [(1u8, true), (1, false), (3, true), (3, false)] {
+            let (w, h) = (97u32, 80u32);
+            let data: Vec<u8> = (0..w * h * u32::from(channels))
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    if noisy {
+                        x as u8
+                    } else {
+                        (i / 300) as u8
+                    }
+                })
+                .collect();
+            let p = Plane { width: w, height: h, channels, data };
+            assert_eq!(poorly_compressible(&p).unwrap(), noisy, "c{channels} noisy {noisy}");
+            let png = png_fast(&p).unwrap();
+            assert_eq!(Image::from_png(&png).unwrap(), p.to_image(), "c{channels} noisy {noisy}");
         }
     }
 
