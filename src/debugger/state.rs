@@ -120,11 +120,14 @@ pub struct Stages {
     args: Box<[u32; 256]>,
 }
 
+/// A stage's name and its registers as (name, command number), by name.
+type SortedStage = (&'static str, Vec<(&'static str, u8)>);
+
 /// Each stage's registers by name, stages by name: the order a `serde_json::Map` (sorted
 /// keys) gave this JSON when it was built as a `Value`. Of two commands of one name in a
 /// stage, the later one's register is shown, as inserting into that map did.
-fn sorted_stages() -> &'static [(&'static str, Vec<(&'static str, u8)>)] {
-    static SORTED: std::sync::OnceLock<Vec<(&'static str, Vec<(&'static str, u8)>)>> = std::sync::OnceLock::new();
+fn sorted_stages() -> &'static [SortedStage] {
+    static SORTED: std::sync::OnceLock<Vec<SortedStage>> = std::sync::OnceLock::new();
     SORTED.get_or_init(|| {
         let mut stages: Vec<_> = STAGES
             .iter()
