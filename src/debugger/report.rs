@@ -6,7 +6,9 @@
 //!
 //! Cost: one replay, flushed at the keyframe draws only (at most [`MAX_KEYFRAMES`], so the
 //! rasterizer keeps batching between them), the GE state copied per draw for the change
-//! lists, and the pictures encoded in parallel with fast PNG compression. Keyframes are
+//! lists, and the pictures encoded on the encoding threads while the replay runs (PNG at
+//! the fastest compression, or stored when that would barely shrink them, see
+//! [`super::picture`]), the state written from typed structs. Keyframes are
 //! every `ceil(draws / MAX_KEYFRAMES)`-th draw plus the last; the draw count is known
 //! before the replay because every draw is a REGISTERS word of the file. A keyframe whose
 //! new pictures would pass the picture budget ([`PICTURE_BUDGET_BASE`]: a pixel count that
