@@ -18,8 +18,9 @@ pub struct PngError(pub String);
 /// PNG of a picture in the channels it is given (the report keeps buffers in the fewest
 /// channels that hold them, [`capture::Plane`]: grey for the depth and stencil ramps, RGB
 /// for colour): a quarter of the bytes to compress for a grey ramp. Compressed with the
-/// fastest mode, or stored when [`poorly_compressible`]. The report favours build time;
-/// the pixels decode to exactly those of the CLI's RGBA PNGs.
+/// fastest mode, or stored when a sample shows it barely shrinks (`poorly_compressible`).
+/// The report favours build time; the pixels decode to exactly those of the CLI's RGBA
+/// PNGs.
 pub fn png_fast(p: &Plane) -> Result<Vec<u8>, PngError> {
     let level = if poorly_compressible(p)? { png::Compression::NoCompression } else { png::Compression::Fastest };
     png_at(p, level)
