@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod diff;
+pub mod picture;
 pub mod report;
 pub mod state;
 

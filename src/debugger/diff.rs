@@ -164,7 +164,7 @@ pub struct AgainstReference {
     /// The final frame compared with the reference.
     pub image: Image,
     /// That draw's state (`state::draw_state`), when there is a draw.
-    pub state: Option<Value>,
+    pub state: Option<state::DrawState>,
 }
 
 /// Compare a dump's final display with a reference image.

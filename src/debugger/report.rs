@@ -6,7 +6,9 @@
 //!
 //! Cost: one replay, flushed at the keyframe draws only (at most [`MAX_KEYFRAMES`], so the
 //! rasterizer keeps batching between them), the GE state copied per draw for the change
-//! lists, and the pictures encoded in parallel with fast PNG compression. Keyframes are
+//! lists, and the pictures encoded on the encoding threads while the replay runs (PNG at
+//! the fastest compression, or stored when that would barely shrink them, see
+//! [`super::picture`]), the state written from typed structs. Keyframes are
 //! every `ceil(draws / MAX_KEYFRAMES)`-th draw plus the last; the draw count is known
 //! before the replay because every draw is a REGISTERS word of the file. A keyframe whose
 //! new pictures would pass the picture budget ([`PICTURE_BUDGET_BASE`]: a pixel count that
@@ -14,8 +16,8 @@
 //! stride widens; the last draw is always a keyframe, and the rule reads only the dump.
 
 use super::capture::{self, Plane};
+use super::picture::{self, png_fast, png_indexed};
 use super::{state, DebugError};
-use base64::Engine as _;
 use ge::cmd::op;
 use ge::display::Image;
 use ge::dump::{replay_steps, Dump, RecordKind, Step};
@@ -71,6 +73,12 @@ pub enum ReportError {
     Write(#[from] std::io::Error),
 }
 
+impl From<picture::PngError> for ReportError {
+    fn from(e: picture::PngError) -> ReportError {
+        ReportError::Png(e.0)
+    }
+}
+
 /// One picture as the page embeds it.
 #[derive(Serialize, Clone)]
 pub struct Picture {
@@ -104,8 +112,8 @@ struct Encoded {
     name: &'static str,
     width: u32,
     height: u32,
-    /// `data:image/png;base64,...`
-    uri: String,
+    /// `data:image/png;base64,...` as the page's bytes
+    uri: Vec<u8>,
 }
 
 /// A keyframe draw: its pictures and state.
@@ -115,9 +123,10 @@ pub struct Keyframe {
     pub command: String,
     pub thumb: Picture,
     pub pictures: Vec<Picture>,
-    /// `state::draw_state` without the vertex list, as text and as JSON.
-    pub state_text: String,
-    pub state_json: String,
+    /// `state::draw_state` without the vertex list, as text and as JSON, HTML-escaped (on
+    /// the encoding threads, not while the page is written).
+    pub state_text: minijinja::Value,
+    pub state_json: minijinja::Value,
 }
 
 /// One row of the per-draw table.
@@ -146,7 +155,7 @@ pub struct Report {
     pub keyframes: Vec<Keyframe>,
     /// Every distinct picture's data URI, by [`Picture::id`].
     #[serde(skip)]
-    pub uris: Vec<String>,
+    pub uris: Vec<Vec<u8>>,
     /// Written by [`to_html`] itself (see there), not through the template.
     #[serde(skip)]
     pub rows: Vec<DrawRow>,
@@ -154,80 +163,6 @@ pub struct Report {
     #[serde(skip)]
     pub disasm: String,
     pub disasm_cut: usize,
-}
-
-/// PNG with fast compression of a picture in the channels it is given (the report keeps
-/// buffers in the fewest channels that hold them, [`capture::Plane`]: grey for the depth
-/// and stencil ramps, RGB for colour): a quarter of the bytes to compress for a grey ramp.
-/// The report favours build time; the pixels decode to exactly those of the CLI's RGBA PNGs.
-pub fn png_fast(p: &Plane) -> Result<Vec<u8>, ReportError> {
-    let colour = match p.channels {
-        1 => png::ColorType::Grayscale,
-        3 => png::ColorType::Rgb,
-        _ => png::ColorType::Rgba,
-    };
-    // Room for a poorly compressible picture up front: no copies while the output grows.
-    let mut out = Vec::with_capacity(p.data.len() * 3 / 4 + 1024);
-    {
-        let mut enc = png::Encoder::new(&mut out, p.width, p.height);
-        enc.set_color(colour);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fastest);
-        let mut w = enc.write_header().map_err(|e| ReportError::Png(e.to_string()))?;
-        w.write_image_data(&p.data).map_err(|e| ReportError::Png(e.to_string()))?;
-    }
-    Ok(out)
-}
-
-/// PNG with fast compression of an indexed picture, at the smallest bit depth that holds
-/// its palette (8, or 4/2/1 bits packed for 16/4/2 colours); a tRNS chunk carries the
-/// palette's alpha when not opaque. The Up filter stays: fdeflate's fastest mode is built
-/// for its runs of zeros (on 15816's 512×512 CLUT textures unfiltered indices were 1.6-2×
-/// larger and slower to compress; indexed + Up was 2.5-3.4× smaller and faster than RGB).
-/// Decoded with the palette expanded, it gives the same pixels as [`png_fast`] of the image.
-pub fn png_indexed(p: &capture::Indexed) -> Result<Vec<u8>, ReportError> {
-    let err = |e: png::EncodingError| ReportError::Png(e.to_string());
-    let bits = match p.palette.len() {
-        0..=2 => 1,
-        3..=4 => 2,
-        5..=16 => 4,
-        _ => 8,
-    };
-    let w = p.width as usize;
-    let packed: std::borrow::Cow<'_, [u8]> = if bits == 8 || w == 0 {
-        (&p.indices[..]).into()
-    } else {
-        // Rows start on a byte; pixels fill each byte from its high bits.
-        let per = 8 / bits;
-        let mut out = Vec::with_capacity(w.div_ceil(per) * p.height as usize);
-        for row in p.indices.chunks_exact(w) {
-            for group in row.chunks(per) {
-                let b = group.iter().fold(0u8, |b, &i| (b << bits) | i);
-                out.push(b << (bits * (per - group.len())));
-            }
-        }
-        out.into()
-    };
-    let mut plte: Vec<u8> = p.palette.iter().flat_map(|c| [c[0], c[1], c[2]]).collect();
-    if plte.is_empty() {
-        plte = vec![0, 0, 0];
-    }
-    let opaque_tail = p.palette.iter().rev().take_while(|c| c[3] == 255).count();
-    let trns: Vec<u8> = p.palette[..p.palette.len() - opaque_tail].iter().map(|c| c[3]).collect();
-    let mut out = Vec::with_capacity(packed.len() / 2 + plte.len() + 1024);
-    {
-        let mut enc = png::Encoder::new(&mut out, p.width, p.height);
-        enc.set_color(png::ColorType::Indexed);
-        enc.set_depth(png::BitDepth::from_u8(bits as u8).unwrap_or(png::BitDepth::Eight));
-        enc.set_palette(plte);
-        if !trns.is_empty() {
-            enc.set_trns(trns);
-        }
-        enc.set_compression(png::Compression::Fastest);
-        let mut wr = enc.write_header().map_err(err)?;
-        wr.write_image_data(&packed).map_err(err)?;
-    }
-    Ok(out)
 }
 
 /// A picture of an RGBA image: indexed when it has at most 256 colours (CLUT textures and
@@ -245,11 +180,7 @@ fn picture(name: &'static str, p: &Plane) -> Result<Encoded, ReportError> {
 }
 
 fn picture_of_png(name: &'static str, width: u32, height: u32, png: Vec<u8>) -> Encoded {
-    const HEAD: &str = "data:image/png;base64,";
-    let mut uri = String::with_capacity(HEAD.len() + png.len().div_ceil(3) * 4);
-    uri.push_str(HEAD);
-    base64::engine::general_purpose::STANDARD.encode_string(png, &mut uri);
-    Encoded { name, width, height, uri }
+    Encoded { name, width, height, uri: picture::data_uri(&png) }
 }
 
 /// Draw words in the file: PRIM/BEZIER/SPLINE in REGISTERS records (the replay executes
@@ -454,8 +385,8 @@ enum Work {
 /// What a [`Work`] item made.
 enum Done {
     Pictures(usize, Result<Vec<Encoded>, ReportError>),
-    /// Keyframe number, state as text, as JSON.
-    State(usize, String, String),
+    /// Keyframe number, state as text, as JSON (HTML-escaped).
+    State(usize, minijinja::Value, minijinja::Value),
 }
 
 fn run(work: Work, scratch: &mut Option<ge::Memory>) -> Done {
@@ -464,7 +395,8 @@ fn run(work: Work, scratch: &mut Option<ge::Memory>) -> Done {
         Work::State(k, b) => {
             let (step, prev, cur) = *b;
             let st = state::draw_state_without_vertices(&cur, &step, Some(&prev));
-            Done::State(k, state::to_text(&st), serde_json::to_string(&st).unwrap_or_default())
+            let html = |t: &str| minijinja::Value::from_safe_string(minijinja::HtmlEscape(t).to_string());
+            Done::State(k, html(&state::to_text(&st)), html(&serde_json::to_string(&st).unwrap_or_default()))
         }
     }
 }
@@ -560,7 +492,7 @@ pub fn build(
     let stepped = stepped.map_err(DebugError::from)?;
     let final_frame = final_img.ok_or_else(|| ReportError::Png("final frame missing".into()))??;
     let mut encoded: Vec<Vec<Encoded>> = (0..planner.jobs).map(|_| Vec::new()).collect();
-    let mut states = vec![(String::new(), String::new()); raw.len()];
+    let mut states = vec![(minijinja::Value::from(""), minijinja::Value::from("")); raw.len()];
     for d in done {
         match d {
             Done::Pictures(i, p) => encoded[i] = p?,
@@ -706,38 +638,14 @@ pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), Rep
         let after = &rest[at + MARK.len()..];
         let name = after.split_once('>').map_or(after, |(n, _)| n);
         let block = match name {
-            "rows" => Some(rows.as_str()),
-            "disasm" => Some(report.disasm.as_str()),
-            n => n.parse::<usize>().ok().and_then(|i| report.uris.get(i)).map(String::as_str),
+            "rows" => Some(rows.as_bytes()),
+            "disasm" => Some(report.disasm.as_bytes()),
+            n => n.parse::<usize>().ok().and_then(|i| report.uris.get(i)).map(Vec::as_slice),
         };
         let block = block.ok_or_else(|| std::io::Error::other(format!("no picture or block {name:?} for the page")))?;
-        w.write_all(block.as_bytes())?;
+        w.write_all(block)?;
         rest = &after[(name.len() + 1).min(after.len())..];
     }
     w.write_all(rest.as_bytes())?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Indexed PNGs decode (palette expanded, as browsers and `Image::from_png` do) to the
-    /// pixels of the image, at every bit depth, with odd row lengths and palette alpha.
-    #[test]
-    fn indexed_png_decodes_to_the_image() {
-        for colours in [1u32, 2, 3, 4, 5, 16, 17, 200, 256] {
-            for (w, h) in [(1, 1), (7, 3), (13, 5), (64, 2)] {
-                // Alpha below 255 on some entries, the last ones opaque (a short tRNS).
-                let pal: Vec<[u8; 4]> = (0..colours)
-                    .map(|i| [i as u8, (i * 37) as u8, (255 - i) as u8, if i % 3 == 1 { (i * 5) as u8 } else { 255 }])
-                    .collect();
-                let rgba = (0..w * h).flat_map(|i| pal[(i * 5 + i / w) as usize % pal.len()]).collect();
-                let img = Image { width: w, height: h, rgba };
-                let ix = capture::Indexed::from_image(&img).unwrap();
-                let png = png_indexed(&ix).unwrap();
-                assert_eq!(Image::from_png(&png).unwrap(), img, "{colours} colours, {w}x{h}");
-            }
-        }
-    }
 }

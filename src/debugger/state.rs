@@ -12,6 +12,7 @@ use ge::regs::Matrices;
 use ge::state::GeState;
 use ge::vertex::{decode_draw, Persist, VertexLayout};
 use ge::Ge;
+use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 /// A pipeline stage and the command numbers (inclusive ranges) whose registers configure it.
@@ -94,21 +95,118 @@ pub fn stage_of(cmd: u8) -> Option<&'static str> {
     STAGES.iter().find(|s| s.ops.iter().any(|&(a, b)| (a..=b).contains(&cmd))).map(|s| s.name)
 }
 
-/// One register as JSON: command number, argument, and the command table's text.
-fn register(cmd: u8, arg: u32) -> Value {
-    json!({ "op": format!("0x{cmd:02x}"), "arg": arg, "text": cmd::format_arg(cmd, arg) })
+/// A command number as the state shows it: `0x` and two hex digits.
+struct Op(u8);
+
+impl Serialize for Op {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("0x{:02x}", self.0))
+    }
+}
+
+/// One register: command number, argument, and the command table's text.
+#[derive(Serialize)]
+struct Register {
+    arg: u32,
+    op: Op,
+    text: String,
+}
+
+/// The registers of a state grouped by stage (`{stage: {NAME: {op, arg, text}}}`), every
+/// register of the stage whatever its value. Serialized straight from the register file:
+/// the report writes this for every keyframe, and building it as a `serde_json::Value`
+/// first (a map and four strings per register) cost about 4 M instructions a keyframe.
+pub struct Stages {
+    args: Box<[u32; 256]>,
+}
+
+/// A stage's name and its registers as (name, command number), by name.
+type SortedStage = (&'static str, Vec<(&'static str, u8)>);
+
+/// Each stage's registers by name, stages by name: the order a `serde_json::Map` (sorted
+/// keys) gave this JSON when it was built as a `Value`. Of two commands of one name in a
+/// stage, the later one's register is shown, as inserting into that map did.
+fn sorted_stages() -> &'static [SortedStage] {
+    static SORTED: std::sync::OnceLock<Vec<SortedStage>> = std::sync::OnceLock::new();
+    SORTED.get_or_init(|| {
+        let mut stages: Vec<_> = STAGES
+            .iter()
+            .map(|s| {
+                let mut regs = std::collections::BTreeMap::new();
+                for &(a, b) in s.ops {
+                    for c in a..=b {
+                        let name = cmd::info(c).name;
+                        if name != "UNKNOWN" {
+                            regs.insert(name, c);
+                        }
+                    }
+                }
+                (s.name, regs.into_iter().collect())
+            })
+            .collect();
+        stages.sort_by_key(|s| s.0);
+        stages
+    })
+}
+
+impl Stages {
+    /// The registers of `st`.
+    pub fn of(st: &GeState) -> Stages {
+        Stages { args: Box::new(st.regs.raw) }
+    }
+
+    /// A stage's registers as (name, command, argument), by name.
+    fn stage(&self, name: &str) -> impl Iterator<Item = (&'static str, u8, u32)> + '_ {
+        let regs = sorted_stages().iter().find(|s| s.0 == name).map_or(&[][..], |s| &s.1[..]);
+        regs.iter().map(|&(n, c)| (n, c, self.args[usize::from(c)]))
+    }
+}
+
+/// One stage's registers, for serializing.
+struct StageRegs<'a>(&'a Stages, &'static str);
+
+impl Serialize for StageRegs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(
+            self.0.stage(self.1).map(|(n, c, arg)| (n, Register { arg, op: Op(c), text: cmd::format_arg(c, arg) })),
+        )
+    }
+}
+
+impl Serialize for Stages {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(sorted_stages().iter().map(|(name, _)| (name, StageRegs(self, name))))
+    }
 }
 
 /// The matrices as numbers in load order (world/view/tgen 4×3, projection 4×4), and the
-/// bone matrices the vertex type uses (12 numbers each).
-fn matrices(m: &Matrices, bones_used: usize) -> Value {
-    json!({
-        "world": m.world.to_vec(),
-        "view": m.view.to_vec(),
-        "projection": m.proj.to_vec(),
-        "texgen": m.tgen.to_vec(),
-        "bones": m.bones.chunks(12).take(bones_used).map(|b| b.to_vec()).collect::<Vec<_>>(),
-    })
+/// bone matrices the vertex type uses (12 numbers each). Numbers are the `f32`s widened to
+/// `f64` (as a `serde_json::Value` holds them), so `0.1` prints as `0.10000000149011612`.
+#[derive(Serialize)]
+pub struct MatrixNumbers {
+    pub bones: Vec<Vec<f64>>,
+    pub projection: Vec<f64>,
+    pub texgen: Vec<f64>,
+    pub view: Vec<f64>,
+    pub world: Vec<f64>,
+}
+
+impl MatrixNumbers {
+    fn of(m: &Matrices, bones_used: usize) -> MatrixNumbers {
+        let wide = |a: &[f32]| a.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+        MatrixNumbers {
+            bones: m.bones.chunks(12).take(bones_used).map(wide).collect(),
+            projection: wide(&m.proj),
+            texgen: wide(&m.tgen),
+            view: wide(&m.view),
+            world: wide(&m.world),
+        }
+    }
+
+    /// (name, numbers) of the 4×3 and 4×4 matrices, by name.
+    fn named(&self) -> [(&'static str, &[f64]); 4] {
+        [("projection", &self.projection), ("texgen", &self.texgen), ("view", &self.view), ("world", &self.world)]
+    }
 }
 
 /// Vertices listed at most per draw (a draw may consume 65,535).
@@ -161,25 +259,6 @@ pub fn vertices(ge: &Ge, step: &Step) -> Value {
     }
 }
 
-/// The registers of `st` grouped by stage (`{stage: {NAME: {op, arg, text}}}`), every
-/// register of the stage whatever its value.
-pub fn stages(st: &GeState) -> Value {
-    let mut out = Map::new();
-    for s in STAGES {
-        let mut regs = Map::new();
-        for &(a, b) in s.ops {
-            for c in a..=b {
-                let row = cmd::info(c);
-                if row.name != "UNKNOWN" {
-                    regs.insert(row.name.to_string(), register(c, st.regs.arg(c)));
-                }
-            }
-        }
-        out.insert(s.name.to_string(), Value::Object(regs));
-    }
-    Value::Object(out)
-}
-
 /// Bone matrices the vertex type's weights address.
 fn bones_used(st: &GeState) -> usize {
     let vt = VertexLayout::new(st.regs.arg(op::VERTEXTYPE)).vtype;
@@ -190,23 +269,50 @@ fn bones_used(st: &GeState) -> usize {
     }
 }
 
+/// A register that changed between two states.
+#[derive(Serialize)]
+pub struct ChangedRegister {
+    pub from: u32,
+    pub from_text: String,
+    pub name: &'static str,
+    op: Op,
+    pub stage: Option<&'static str>,
+    pub to: u32,
+    pub to_text: String,
+}
+
 /// What changed between two states: registers (with their stage), matrices, the CLUT cache.
-pub fn changes(prev: &GeState, cur: &GeState) -> Value {
-    let regs: Vec<Value> = changed_registers(prev, cur)
-        .map(|c| {
-            let (a, b) = (prev.regs.arg(c), cur.regs.arg(c));
-            json!({
-                "name": cmd::name(c),
-                "op": format!("0x{c:02x}"),
-                "stage": stage_of(c),
-                "from": a,
-                "to": b,
-                "from_text": cmd::format_arg(c, a),
-                "to_text": cmd::format_arg(c, b),
+#[derive(Serialize)]
+pub struct Changes {
+    pub clut_cache: bool,
+    pub matrices: Vec<&'static str>,
+    pub registers: Vec<ChangedRegister>,
+}
+
+impl Changes {
+    /// From `prev` to `cur`.
+    pub fn between(prev: &GeState, cur: &GeState) -> Changes {
+        let registers = changed_registers(prev, cur)
+            .map(|c| {
+                let (a, b) = (prev.regs.arg(c), cur.regs.arg(c));
+                ChangedRegister {
+                    from: a,
+                    from_text: cmd::format_arg(c, a),
+                    name: cmd::name(c),
+                    op: Op(c),
+                    stage: stage_of(c),
+                    to: b,
+                    to_text: cmd::format_arg(c, b),
+                }
             })
-        })
-        .collect();
-    json!({ "registers": regs, "matrices": changed_matrices(prev, cur), "clut_cache": prev.clut != cur.clut })
+            .collect();
+        Changes { clut_cache: prev.clut != cur.clut, matrices: changed_matrices(prev, cur), registers }
+    }
+}
+
+/// [`Changes::between`] as JSON.
+pub fn changes(prev: &GeState, cur: &GeState) -> Value {
+    serde_json::to_value(Changes::between(prev, cur)).unwrap_or_default()
 }
 
 /// The commands whose register argument differs between the two states, in command order.
@@ -231,89 +337,102 @@ pub fn changed_matrices(prev: &GeState, cur: &GeState) -> Vec<&'static str> {
     .collect()
 }
 
-/// Describe the draw word itself: its number, disassembly, record and pushbuf offset.
-pub fn draw_info(step: &Step) -> Value {
-    json!({
-        "draw": step.draw,
-        "command": cmd::disassemble(step.word),
-        "word": format!("0x{:08x}", step.word),
-        "record": step.record,
-        "offset": step.src.map(|o| format!("0x{o:x}")),
-        "vaddr": format!("0x{:08x}", step.vaddr),
-        "iaddr": format!("0x{:08x}", step.iaddr),
-    })
+/// The draw word itself: its number, disassembly, record and pushbuf offset.
+#[derive(Serialize)]
+pub struct DrawInfo {
+    pub command: String,
+    pub draw: Option<u32>,
+    pub iaddr: String,
+    pub offset: Option<String>,
+    pub record: usize,
+    pub vaddr: String,
+    pub word: String,
+}
+
+impl DrawInfo {
+    pub fn of(step: &Step) -> DrawInfo {
+        DrawInfo {
+            command: cmd::disassemble(step.word),
+            draw: step.draw,
+            iaddr: format!("0x{:08x}", step.iaddr),
+            offset: step.src.map(|o| format!("0x{o:x}")),
+            record: step.record,
+            vaddr: format!("0x{:08x}", step.vaddr),
+            word: format!("0x{:08x}", step.word),
+        }
+    }
 }
 
 /// Everything `psprender state` prints for a draw: the draw, its stages, matrices, decoded
-/// vertices, and the changes since `prev` (the previous draw's state, `None` for draw 1,
-/// which is compared with the power-on state).
-pub fn draw_state(ge: &Ge, step: &Step, prev: Option<&GeState>) -> Value {
-    let st = &ge.state;
-    let power_on = GeState::default();
-    json!({
-        "draw": draw_info(step),
-        "stages": stages(st),
-        "matrices": matrices(&st.mats, bones_used(st)),
-        "vertices": vertices(ge, step),
-        "changed": changes(prev.unwrap_or(&power_on), st),
-    })
+/// vertices, and the changes since the previous draw. Its JSON has every object's keys in
+/// sorted order (the fields are declared so).
+#[derive(Serialize)]
+pub struct DrawState {
+    pub changed: Changes,
+    pub draw: DrawInfo,
+    pub matrices: MatrixNumbers,
+    pub stages: Stages,
+    pub vertices: Value,
+}
+
+/// The state of the draw `step` (whose vertices are decoded from `ge`'s memory), with the
+/// changes since `prev` (the previous draw's state, `None` for draw 1, which is compared
+/// with the power-on state).
+pub fn draw_state(ge: &Ge, step: &Step, prev: Option<&GeState>) -> DrawState {
+    let mut st = draw_state_without_vertices(&ge.state, step, prev);
+    st.vertices = vertices(ge, step);
+    st
 }
 
 /// [`draw_state`] without decoding the vertices (`vertices` holds the format and count):
 /// what the report keeps per keyframe.
-pub fn draw_state_without_vertices(st: &GeState, step: &Step, prev: Option<&GeState>) -> Value {
-    let power_on = GeState::default();
+pub fn draw_state_without_vertices(st: &GeState, step: &Step, prev: Option<&GeState>) -> DrawState {
+    let power_on;
+    let prev = match prev {
+        Some(p) => p,
+        None => {
+            power_on = GeState::default();
+            &power_on
+        }
+    };
     let layout = VertexLayout::new(st.regs.arg(op::VERTEXTYPE));
-    json!({
-        "draw": draw_info(step),
-        "stages": stages(st),
-        "matrices": matrices(&st.mats, bones_used(st)),
-        "vertices": { "format": layout.to_string(), "count": vertex_count(step.word), "listed": 0, "vertices": [] },
-        "changed": changes(prev.unwrap_or(&power_on), st),
-    })
+    DrawState {
+        changed: Changes::between(prev, st),
+        draw: DrawInfo::of(step),
+        matrices: MatrixNumbers::of(&st.mats, bones_used(st)),
+        stages: Stages::of(st),
+        vertices: json!({ "format": layout.to_string(), "count": vertex_count(step.word), "listed": 0, "vertices": [] }),
+    }
 }
 
-/// Human-readable form of [`draw_state`]: stage by stage, non-zero registers first listed
-/// by the command table's name and text.
-pub fn to_text(v: &Value) -> String {
+/// Human-readable form of [`DrawState`]: stage by stage, non-zero registers listed by the
+/// command table's name and text.
+pub fn to_text(v: &DrawState) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let d = &v["draw"];
+    let d = &v.draw;
     let _ = writeln!(
         s,
         "draw {}: {} (record {}, pushbuf offset {})",
-        d["draw"],
-        d["command"].as_str().unwrap_or(""),
-        d["record"],
-        d["offset"].as_str().unwrap_or("-")
+        d.draw.map_or_else(|| "null".to_string(), |n| n.to_string()),
+        d.command,
+        d.record,
+        d.offset.as_deref().unwrap_or("-")
     );
-    if let Some(stages) = v["stages"].as_object() {
-        for s_def in STAGES {
-            let Some(regs) = stages.get(s_def.name).and_then(Value::as_object) else { continue };
-            let _ = writeln!(s, "[{}]", s_def.name);
-            for (name, r) in regs {
-                if r["arg"].as_u64() != Some(0) {
-                    let _ = writeln!(
-                        s,
-                        "  {name:<20} {:>8}  {}",
-                        format!("0x{:06x}", r["arg"].as_u64().unwrap_or(0)),
-                        r["text"].as_str().unwrap_or("")
-                    );
-                }
+    for s_def in STAGES {
+        let _ = writeln!(s, "[{}]", s_def.name);
+        for (name, c, arg) in v.stages.stage(s_def.name) {
+            if arg != 0 {
+                let _ = writeln!(s, "  {name:<20} {:>8}  {}", format!("0x{arg:06x}"), cmd::format_arg(c, arg));
             }
         }
     }
     let _ = writeln!(s, "[matrices]");
-    if let Some(m) = v["matrices"].as_object() {
-        for (name, vals) in m {
-            if name == "bones" {
-                let _ = writeln!(s, "  bones: {} used", vals.as_array().map_or(0, Vec::len));
-            } else {
-                let _ = writeln!(s, "  {name:<10} {vals}");
-            }
-        }
+    let _ = writeln!(s, "  bones: {} used", v.matrices.bones.len());
+    for (name, vals) in v.matrices.named() {
+        let _ = writeln!(s, "  {name:<10} {}", serde_json::to_string(vals).unwrap_or_default());
     }
-    let vx = &v["vertices"];
+    let vx = &v.vertices;
     let _ = writeln!(
         s,
         "[vertices] {} ({} vertices, {} listed)",
@@ -327,21 +446,15 @@ pub fn to_text(v: &Value) -> String {
     for (i, x) in vx["vertices"].as_array().into_iter().flatten().enumerate() {
         let _ = writeln!(s, "  {i:>4}: {x}");
     }
-    let ch = &v["changed"];
+    let ch = &v.changed;
     let _ = writeln!(s, "[changed since the previous draw]");
-    for r in ch["registers"].as_array().into_iter().flatten() {
-        let _ = writeln!(
-            s,
-            "  {:<20} {} -> {}",
-            r["name"].as_str().unwrap_or(""),
-            r["from_text"].as_str().unwrap_or(""),
-            r["to_text"].as_str().unwrap_or("")
-        );
+    for r in &ch.registers {
+        let _ = writeln!(s, "  {:<20} {} -> {}", r.name, r.from_text, r.to_text);
     }
-    for m in ch["matrices"].as_array().into_iter().flatten() {
-        let _ = writeln!(s, "  matrix {}", m.as_str().unwrap_or(""));
+    for m in &ch.matrices {
+        let _ = writeln!(s, "  matrix {m}");
     }
-    if ch["clut_cache"] == json!(true) {
+    if ch.clut_cache {
         let _ = writeln!(s, "  CLUT cache reloaded with different entries");
     }
     s
