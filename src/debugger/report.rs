@@ -159,7 +159,7 @@ pub struct Report {
     /// Written by [`to_html`] itself (see there), not through the template.
     #[serde(skip)]
     pub rows: Vec<DrawRow>,
-    /// The disassembly as page HTML ([`disassembly`]).
+    /// The disassembly as page HTML (`disassembly`).
     #[serde(skip)]
     pub disasm: String,
     pub disasm_cut: usize,
@@ -602,7 +602,7 @@ pub fn to_html(report: &Report) -> Result<String, ReportError> {
 
 /// [`to_html`] written straight to `w` (the page is about 10 MB on long dumps; building it
 /// as one string first cost a copy and its page faults): the template renders a page of
-/// markers ([`MARK`]), and the pictures, the draw table and the disassembly are written
+/// markers (`MARK`), and the pictures, the draw table and the disassembly are written
 /// in their place from where they were made.
 pub fn write_html(report: &Report, w: &mut dyn std::io::Write) -> Result<(), ReportError> {
     use minijinja::HtmlEscape as E;
