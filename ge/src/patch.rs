@@ -322,6 +322,16 @@ impl Surface {
         usize::from(!self.bezier && patch != 0)
     }
 
+    /// Output slots of row `patch_v` of patches: contiguous, following the previous row's
+    /// (Bézier: `patches_u` whole patches; spline: its grid lines after the shared first).
+    fn row_len(&self, patch_v: usize) -> usize {
+        if self.bezier {
+            (self.tess_u + 1) * (self.tess_v + 1) * self.patches_u
+        } else {
+            (self.tess_v + 1 - self.start(patch_v)) * (self.patches_u * self.tess_u + 1)
+        }
+    }
+
     /// Index of the patch's first control point [PP `GetPointIndex`].
     fn point_index(&self, patch_u: usize, patch_v: usize) -> usize {
         if self.bezier {
@@ -440,77 +450,52 @@ fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
-/// Tessellate: control points in row-major order (u fastest). Returns vertices and the GE primitive type plus an index
-/// list in the exact order PPSSPP submits them (so float results and winding match).
-///
-/// Per generated vertex [PP `SubdivisionSurface::Tessellate`]:
-/// * position: the basis applied along u, then along v;
-/// * colour: the same, on colours scaled to 0..1, rounded half-to-even back to bytes —
-///   or the first control point's colour when `!has_color`;
-/// * texcoords: the same — or, when `!has_texcoord`, generated as
-///   `(patch_u + step_u/div_u, patch_v + step_v/div_v)` (0..number of patches);
-/// * normal: `normalize(∂P/∂u × ∂P/∂v)` with PPSSPP's `RSQRTPS` normalisation,
-///   negated with PATCHFACING — or (0, 0, 1) when `!has_normal`;
-/// * weights: zero (the control points were already skinned).
-///
-/// At most [`MAX_VERTICES`] vertices and six indices per grid cell are produced.
-/// Draws PPSSPP would skip (fewer than 4 points per direction, too few control points
-/// given, scratch memory exceeded, divisions reduced to nothing) return no vertices
-/// and no indices.
-pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
-    let prim = params.primitive();
-    let Some(s) = Surface::new(params, control.len()) else {
-        return Tessellation { vertices: Vec::new(), indices: Vec::new(), prim };
-    };
-    let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
-    let control = &control[..n];
+/// What evaluating the surface reads, shared by the rows of patches.
+struct Grid<'a> {
+    s: Surface,
+    params: &'a PatchParams,
+    wu: &'a [Weight],
+    wv: &'a [Weight],
+    pos: &'a [[f32; 3]],
+    tex: &'a [[f32; 2]],
+    col: &'a [[f32; 4]],
+    default_color: [u8; 4],
+}
 
-    let (wu, wv) = match params.kind {
-        PatchKind::Bezier => (basis::bezier_weights(s.tess_u as u32), basis::bezier_weights(s.tess_v as u32)),
-        PatchKind::Spline { u_edge, v_edge } => (
-            params.rule.spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
-            params.rule.spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
-        ),
-    };
-
-    let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
-    let tex: Vec<[f32; 2]> = if params.has_texcoord { control.iter().map(|v| v.uv).collect() } else { Vec::new() };
-    let col: Vec<[f32; 4]> = if params.has_color {
-        control.iter().map(|v| v.color.map(|c| params.rule.unit(c))).collect()
-    } else {
-        Vec::new()
-    };
-    let default_color = control.first().map_or([0; 4], |v| v.color);
-
-    let mut out = vec![Vertex::default(); s.vertex_count()];
-    let inv_u = 1.0f32 / s.tess_u as f32;
-    let inv_v = 1.0f32 / s.tess_v as f32;
-    let points_u = s.points_u;
-
-    for patch_u in 0..s.patches_u {
-        for patch_v in 0..s.patches_v {
+impl Grid<'_> {
+    /// Evaluate row `patch_v` of patches into `row`, its slots of the output (starting at
+    /// the slot of its first step; see [`Surface::row_len`]).
+    fn patch_row(&self, patch_v: usize, row: &mut [Vertex]) {
+        let (s, params) = (&self.s, self.params);
+        let base = s.out_index(0, patch_v, 0, s.start(patch_v));
+        let inv_u = 1.0f32 / s.tess_u as f32;
+        let inv_v = 1.0f32 / s.tess_v as f32;
+        let points_u = s.points_u;
+        for patch_u in 0..s.patches_u {
             let first = s.point_index(patch_u, patch_v);
             let rows = [first, first + points_u, first + 2 * points_u, first + 3 * points_u];
             for tile_u in s.start(patch_u)..=s.tess_u {
-                let Some(w_u) = wu.get(s.weight_index(patch_u, tile_u, s.tess_u)) else {
+                let Some(w_u) = self.wu.get(s.weight_index(patch_u, tile_u, s.tess_u)) else {
                     continue;
                 };
-                let u_pos = sample_rows(&pos, &rows, &w_u.basis);
-                let u_col = if params.has_color { sample_rows(&col, &rows, &w_u.basis) } else { [[0.0; 4]; 4] };
-                let u_tex = if params.has_texcoord { sample_rows(&tex, &rows, &w_u.basis) } else { [[0.0; 2]; 4] };
-                let u_der = if params.has_normal { sample_rows(&pos, &rows, &w_u.deriv) } else { [[0.0; 3]; 4] };
+                let u_pos = sample_rows(self.pos, &rows, &w_u.basis);
+                let u_col = if params.has_color { sample_rows(self.col, &rows, &w_u.basis) } else { [[0.0; 4]; 4] };
+                let u_tex = if params.has_texcoord { sample_rows(self.tex, &rows, &w_u.basis) } else { [[0.0; 2]; 4] };
+                let u_der = if params.has_normal { sample_rows(self.pos, &rows, &w_u.deriv) } else { [[0.0; 3]; 4] };
                 for tile_v in s.start(patch_v)..=s.tess_v {
-                    let Some(w_v) = wv.get(s.weight_index(patch_v, tile_v, s.tess_v)) else {
+                    let Some(w_v) = self.wv.get(s.weight_index(patch_v, tile_v, s.tess_v)) else {
                         continue;
                     };
-                    let Some(vert) = out.get_mut(s.out_index(patch_u, patch_v, tile_u, tile_v)) else {
+                    let Some(vert) =
+                        s.out_index(patch_u, patch_v, tile_u, tile_v).checked_sub(base).and_then(|i| row.get_mut(i))
+                    else {
                         continue;
                     };
                     vert.pos = sample(&u_pos, &w_v.basis);
                     vert.color = if params.has_color {
                         sample(&u_col, &w_v.basis).map(|x| params.rule.color(x))
                     } else {
-                        default_color
+                        self.default_color
                     };
                     vert.uv = if params.has_texcoord {
                         sample(&u_tex, &w_v.basis)
@@ -532,6 +517,76 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
                     };
                 }
             }
+        }
+    }
+}
+
+/// Tessellate: control points in row-major order (u fastest). Returns vertices and the GE primitive type plus an index
+/// list in the exact order PPSSPP submits them (so float results and winding match).
+///
+/// Per generated vertex [PP `SubdivisionSurface::Tessellate`]:
+/// * position: the basis applied along u, then along v;
+/// * colour: the same, on colours scaled to 0..1, rounded half-to-even back to bytes —
+///   or the first control point's colour when `!has_color`;
+/// * texcoords: the same — or, when `!has_texcoord`, generated as
+///   `(patch_u + step_u/div_u, patch_v + step_v/div_v)` (0..number of patches);
+/// * normal: `normalize(∂P/∂u × ∂P/∂v)` with PPSSPP's `RSQRTPS` normalisation,
+///   negated with PATCHFACING — or (0, 0, 1) when `!has_normal`;
+/// * weights: zero (the control points were already skinned).
+///
+/// At most [`MAX_VERTICES`] vertices and six indices per grid cell are produced.
+/// Draws PPSSPP would skip (fewer than 4 points per direction, too few control points
+/// given, scratch memory exceeded, divisions reduced to nothing) return no vertices
+/// and no indices.
+pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
+    tessellate_split(params, control, false)
+}
+
+/// [`tessellate`], its rows of patches evaluated in parallel on the current rayon pool
+/// when `split` (same output: each vertex is computed from its own step alone).
+pub fn tessellate_split(params: &PatchParams, control: &[Vertex], split: bool) -> Tessellation {
+    let prim = params.primitive();
+    let Some(s) = Surface::new(params, control.len()) else {
+        return Tessellation { vertices: Vec::new(), indices: Vec::new(), prim };
+    };
+    let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
+    let control = &control[..n];
+
+    let (wu, wv): (Vec<Weight>, Vec<Weight>) = match params.kind {
+        PatchKind::Bezier => (basis::bezier_weights(s.tess_u as u32), basis::bezier_weights(s.tess_v as u32)),
+        PatchKind::Spline { u_edge, v_edge } => (
+            params.rule.spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
+            params.rule.spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
+        ),
+    };
+
+    let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
+    let tex: Vec<[f32; 2]> = if params.has_texcoord { control.iter().map(|v| v.uv).collect() } else { Vec::new() };
+    let col: Vec<[f32; 4]> = if params.has_color {
+        control.iter().map(|v| v.color.map(|c| params.rule.unit(c))).collect()
+    } else {
+        Vec::new()
+    };
+    let default_color = control.first().map_or([0; 4], |v| v.color);
+
+    let mut out = vec![Vertex::default(); s.vertex_count()];
+    let grid = Grid { s, params, wu: &wu, wv: &wv, pos: &pos, tex: &tex, col: &col, default_color };
+    // One chunk of `out` per row of patches: a patch row owns a contiguous run of output
+    // slots, and every slot is a pure function of its step (so any order gives the same
+    // bits).
+    let mut rows = Vec::with_capacity(s.patches_v);
+    let mut rest = &mut out[..];
+    for patch_v in 0..s.patches_v {
+        let (row, tail) = rest.split_at_mut(s.row_len(patch_v).min(rest.len()));
+        rows.push((patch_v, row));
+        rest = tail;
+    }
+    if split && rows.len() > 1 {
+        use rayon::prelude::*;
+        rows.into_par_iter().for_each(|(patch_v, row)| grid.patch_row(patch_v, row));
+    } else {
+        for (patch_v, row) in rows {
+            grid.patch_row(patch_v, row);
         }
     }
 
