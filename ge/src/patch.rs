@@ -322,13 +322,13 @@ impl Surface {
         usize::from(!self.bezier && patch != 0)
     }
 
-    /// Output slots of row `patch_v` of patches: contiguous, following the previous row's
-    /// (Bézier: `patches_u` whole patches; spline: its grid lines after the shared first).
-    fn row_len(&self, patch_v: usize) -> usize {
+    /// Output slots per grid row of the patches `patch_u` (a run of one Bézier patch, or
+    /// every spline patch: see [`Surface::out_index`]).
+    fn row_width(&self, patch_u: &std::ops::Range<usize>) -> usize {
         if self.bezier {
-            (self.tess_u + 1) * (self.tess_v + 1) * self.patches_u
+            (self.tess_u + 1) * patch_u.len()
         } else {
-            (self.tess_v + 1 - self.start(patch_v)) * (self.patches_u * self.tess_u + 1)
+            self.patches_u * self.tess_u + 1
         }
     }
 
@@ -450,7 +450,18 @@ fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
-/// What evaluating the surface reads, shared by the rows of patches.
+/// Units of work a split tessellation aims for (rows are cut into bands below it).
+const SPLIT_UNITS: usize = 4;
+
+/// Steps `tiles` (v) of the patches `patch_u` in row `patch_v`, and their output slots.
+struct Unit<'o> {
+    patch_v: usize,
+    patch_u: std::ops::Range<usize>,
+    tiles: std::ops::Range<usize>,
+    slots: &'o mut [Vertex],
+}
+
+/// What evaluating the surface reads, shared by the units of work.
 struct Grid<'a> {
     s: Surface,
     params: &'a PatchParams,
@@ -463,15 +474,15 @@ struct Grid<'a> {
 }
 
 impl Grid<'_> {
-    /// Evaluate row `patch_v` of patches into `row`, its slots of the output (starting at
-    /// the slot of its first step; see [`Surface::row_len`]).
-    fn patch_row(&self, patch_v: usize, row: &mut [Vertex]) {
+    /// Evaluate one unit's steps into its slots.
+    fn evaluate(&self, unit: Unit<'_>) {
         let (s, params) = (&self.s, self.params);
-        let base = s.out_index(0, patch_v, 0, s.start(patch_v));
+        let Unit { patch_v, patch_u: patches, tiles, slots: row } = unit;
+        let base = s.out_index(patches.start, patch_v, 0, tiles.start);
         let inv_u = 1.0f32 / s.tess_u as f32;
         let inv_v = 1.0f32 / s.tess_v as f32;
         let points_u = s.points_u;
-        for patch_u in 0..s.patches_u {
+        for patch_u in patches {
             let first = s.point_index(patch_u, patch_v);
             let rows = [first, first + points_u, first + 2 * points_u, first + 3 * points_u];
             for tile_u in s.start(patch_u)..=s.tess_u {
@@ -482,7 +493,7 @@ impl Grid<'_> {
                 let u_col = if params.has_color { sample_rows(self.col, &rows, &w_u.basis) } else { [[0.0; 4]; 4] };
                 let u_tex = if params.has_texcoord { sample_rows(self.tex, &rows, &w_u.basis) } else { [[0.0; 2]; 4] };
                 let u_der = if params.has_normal { sample_rows(self.pos, &rows, &w_u.deriv) } else { [[0.0; 3]; 4] };
-                for tile_v in s.start(patch_v)..=s.tess_v {
+                for tile_v in tiles.clone() {
                     let Some(w_v) = self.wv.get(s.weight_index(patch_v, tile_v, s.tess_v)) else {
                         continue;
                     };
@@ -571,22 +582,36 @@ pub fn tessellate_split(params: &PatchParams, control: &[Vertex], split: bool) -
 
     let mut out = vec![Vertex::default(); s.vertex_count()];
     let grid = Grid { s, params, wu: &wu, wv: &wv, pos: &pos, tex: &tex, col: &col, default_color };
-    // One chunk of `out` per row of patches: a patch row owns a contiguous run of output
-    // slots, and every slot is a pure function of its step (so any order gives the same
-    // bits).
-    let mut rows = Vec::with_capacity(s.patches_v);
+    // Work units own contiguous runs of output slots, in slot order: a run of grid rows of
+    // one patch (Bézier) or of one row of patches (spline). Every slot is a pure function
+    // of its step, so any split and order gives the same bits; a unit re-evaluates the u
+    // pass of its columns, so rows are only cut into bands when there are few units.
+    let per_row = if s.bezier { s.patches_v * s.patches_u } else { s.patches_v };
+    let bands = if split && per_row < SPLIT_UNITS { SPLIT_UNITS.div_ceil(per_row) } else { 1 };
+    let mut units = Vec::new();
     let mut rest = &mut out[..];
     for patch_v in 0..s.patches_v {
-        let (row, tail) = rest.split_at_mut(s.row_len(patch_v).min(rest.len()));
-        rows.push((patch_v, row));
-        rest = tail;
+        let first = s.start(patch_v);
+        let rows = s.tess_v + 1 - first;
+        let patches: Vec<std::ops::Range<usize>> =
+            if s.bezier { (0..s.patches_u).map(|u| u..u + 1).collect() } else { vec![0..s.patches_u] };
+        for patch_u in patches {
+            for band in 0..bands.min(rows) {
+                let tiles = first + rows * band / bands.min(rows)..first + rows * (band + 1) / bands.min(rows);
+                let len = tiles.len() * s.row_width(&patch_u);
+                let len = len.min(rest.len());
+                let (slots, tail) = std::mem::take(&mut rest).split_at_mut(len);
+                units.push(Unit { patch_v, patch_u: patch_u.clone(), tiles, slots });
+                rest = tail;
+            }
+        }
     }
-    if split && rows.len() > 1 {
+    if units.len() > 1 && split {
         use rayon::prelude::*;
-        rows.into_par_iter().for_each(|(patch_v, row)| grid.patch_row(patch_v, row));
+        units.into_par_iter().for_each(|u| grid.evaluate(u));
     } else {
-        for (patch_v, row) in rows {
-            grid.patch_row(patch_v, row);
+        for u in units {
+            grid.evaluate(u);
         }
     }
 

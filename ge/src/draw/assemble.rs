@@ -124,6 +124,30 @@ impl TriangleClip<'_> {
         out.extend(tris.drain(..).map(Shape::Triangle));
     }
 
+    /// Triangles `range` (each at least 2) of a strip's vertices `verts`, the first of
+    /// which was its vertex number `i0` (ring position): the triangle ending at vertex `j`
+    /// holds `j - 2 ..= j` in ring slots by position, provoking at `j`'s slot, first at the
+    /// oldest's, cull winding alternating [`Assembler::ring_triangle`].
+    fn strip(
+        &self,
+        cull: CullMode,
+        range: std::ops::Range<usize>,
+        verts: &[AsmVertex],
+        i0: usize,
+        tris: &mut Vec<[ScreenVertex; 3]>,
+        out: &mut Vec<Shape>,
+    ) {
+        for j in range {
+            let n = i0 + j;
+            let mut d = [&verts[j]; 3];
+            for back in 1..3 {
+                d[(n - back) % 3] = &verts[j - back];
+            }
+            let c = if n % 2 == 1 { cull.flipped() } else { cull };
+            self.triangle(c, d, n % 3, (n + 1) % 3, tris, out);
+        }
+    }
+
     /// Triangles `range` of a list whose vertex `i` is `vert(i)`: triangle `k` is vertices
     /// `3k..3k + 3`, provoking vertex 2; with `cells_from_strip` the odd ones were
     /// received from the strip's oldest vertex, index 1 ([`Assembler::cells_from_strip`]).
@@ -169,6 +193,31 @@ impl Sink<'_> {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
         let Scratch { pending, tris, .. } = &mut *self.scratch;
         c.triangle(cull, v, provoking, first, tris, pending);
+    }
+
+    /// Triangles 2.. of a primed strip's vertices `verts` (see [`TriangleClip::strip`]), in
+    /// chunks on the pool when the strip is long; shapes joined in strip order.
+    fn strip_list(&mut self, cull: CullMode, verts: &[AsmVertex], i0: usize) {
+        let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
+        let n = verts.len();
+        if !self.fork.splits(n) {
+            let Scratch { pending, tris, .. } = &mut *self.scratch;
+            c.strip(cull, 2..n, verts, i0, tris, pending);
+            return;
+        }
+        let parts: Vec<Vec<Shape>> = self.fork.install(|| {
+            (0..(n - 2).div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|i| {
+                    let (mut tris, mut out) = (Vec::new(), Vec::with_capacity(CHUNK));
+                    c.strip(cull, 2 + i * CHUNK..(2 + (i + 1) * CHUNK).min(n), verts, i0, &mut tris, &mut out);
+                    out
+                })
+                .collect()
+        });
+        for p in parts {
+            self.scratch.pending.extend(p);
+        }
     }
 
     /// The first `count` triangles of a fresh TRIANGLES list (see [`TriangleClip::list`]),
@@ -535,7 +584,26 @@ impl Assembler {
             skip -= 1;
             k += 1;
         }
-        for v in &verts[k..] {
+        let mut rest = &verts[k..];
+        if self.index >= 2 && rest.len() >= 3 {
+            // With the ring primed, each triangle is its vertex and the two before it:
+            // clipped as a list (in parallel chunks when long), leaving the ring as the
+            // loop would. The first two still pair with what the ring held.
+            for v in &rest[..2] {
+                let slot = self.index % 3;
+                self.data[slot] = *v;
+                self.index += 1;
+                self.ring_triangle(cull, slot, self.index % 3, sink);
+            }
+            let i0 = self.index - 2;
+            sink.strip_list(cull, rest, i0);
+            for (j, v) in rest.iter().enumerate().skip(rest.len() - 3) {
+                self.data[(i0 + j) % 3] = *v;
+            }
+            self.index = i0 + rest.len();
+            rest = &[];
+        }
+        for v in rest {
             let slot = self.index % 3;
             self.data[slot] = *v;
             self.index += 1;
@@ -631,8 +699,15 @@ mod tests {
         t
     }
 
-    /// Shapes of a TRIANGLES list assembled with a pool of `threads`.
-    fn list_shapes(threads: usize, verts: &[AsmVertex], ts: &TransformState, cull: CullMode, cells: bool) -> String {
+    /// Shapes of a `prim` list assembled with a pool of `threads`, and the ring after it.
+    fn list_shapes(
+        threads: usize,
+        prim: PrimType,
+        verts: &[AsmVertex],
+        ts: &TransformState,
+        cull: CullMode,
+        cells: bool,
+    ) -> String {
         let state = DrawState::decode(
             &Regs::default(),
             &[0; 1024],
@@ -645,13 +720,16 @@ mod tests {
         let mut sink =
             Sink { state: Arc::new(state), ts, scratch: &mut scratch, imm: false, fork: Fork::new(Some(&pool)) };
         let mut asm = Assembler { cells_from_strip: cells, ..Assembler::default() };
-        asm.submit(PrimType::Triangles, verts, cull, &mut sink);
+        // Split in two PRIMs, the second continuing the first (type 7).
+        let cut = verts.len() / 3;
+        asm.submit(prim, &verts[..cut], cull, &mut sink);
+        asm.submit(PrimType::Continue, &verts[cut..], cull, &mut sink);
         // Shapes hold floats: their debug text spells every bit that matters here.
-        format!("{:?} {:?}", scratch.pending, asm.data)
+        format!("{:?} {:?} {}", scratch.pending, asm.data, asm.index)
     }
 
     #[test]
-    fn split_triangle_lists_equal_the_serial_ones() {
+    fn split_triangle_lists_and_strips_equal_the_serial_ones() {
         use proptest::prelude::*;
         use proptest::test_runner::{Config, TestRunner};
         // A y scale and depth range too, so that triangles have area.
@@ -665,16 +743,17 @@ mod tests {
             5,
         );
         let vertex = (-3.0f32..3.0, -3.0f32..3.0, -2.0f32..2.0).prop_map(|(x, y, z)| [x, y, z]);
-        let strategy = (proptest::collection::vec(vertex, 0..700), 0u8..3, any::<bool>());
+        let strategy = (proptest::collection::vec(vertex, 0..700), 0u8..3, any::<bool>(), any::<bool>());
         TestRunner::new(Config::with_cases(64))
-            .run(&strategy, |(pos, cull, cells)| {
+            .run(&strategy, |(pos, cull, cells, strip)| {
+                let prim = if strip { PrimType::TriangleStrip } else { PrimType::Triangles };
                 let cull = [CullMode::None, CullMode::Clockwise, CullMode::CounterClockwise][cull as usize];
                 let verts: Vec<AsmVertex> =
                     pos.iter().map(|&pos| AsmVertex::new(&t, &Vertex { pos, ..Default::default() })).collect();
-                let one = list_shapes(1, &verts, &t, cull, cells);
+                let one = list_shapes(1, prim, &verts, &t, cull, cells);
                 // Long lists make shapes (the test would pass vacuously otherwise).
                 prop_assert!(pos.len() < 300 || one.contains("Triangle"), "no shapes");
-                prop_assert_eq!(&one, &list_shapes(3, &verts, &t, cull, cells));
+                prop_assert_eq!(&one, &list_shapes(3, prim, &verts, &t, cull, cells));
                 Ok(())
             })
             .unwrap();
