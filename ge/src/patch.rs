@@ -593,11 +593,13 @@ pub fn tessellate_split(params: &PatchParams, control: &[Vertex], split: bool) -
     for patch_v in 0..s.patches_v {
         let first = s.start(patch_v);
         let rows = s.tess_v + 1 - first;
-        let patches: Vec<std::ops::Range<usize>> =
-            if s.bezier { (0..s.patches_u).map(|u| u..u + 1).collect() } else { vec![0..s.patches_u] };
-        for patch_u in patches {
-            for band in 0..bands.min(rows) {
-                let tiles = first + rows * band / bands.min(rows)..first + rows * (band + 1) / bands.min(rows);
+        let bands = bands.min(rows);
+        // Bézier: one patch at a time; spline: the whole row of patches.
+        let runs = if s.bezier { s.patches_u } else { 1 };
+        for run in 0..runs {
+            let patch_u = if s.bezier { run..run + 1 } else { 0..s.patches_u };
+            for band in 0..bands {
+                let tiles = first + rows * band / bands..first + rows * (band + 1) / bands;
                 let len = tiles.len() * s.row_width(&patch_u);
                 let len = len.min(rest.len());
                 let (slots, tail) = std::mem::take(&mut rest).split_at_mut(len);
