@@ -15,9 +15,10 @@
 //! draws of a few hundred vertices each).
 //!
 //! Measured (callgrind, `replay` with 2 global-pool threads, PPSSPP model): the main
-//! thread's share of 11216's instructions went from 52.5% to 31.6% with the triangle
-//! lists and vertex transform split (732 → 412 M of 1 394 → 1 306 M; assembling patches
-//! through their index list also saves copying every expanded vertex).
+//! thread's share of 11216's instructions went from 52.5% to 25.5% (732 → 340 M of
+//! 1 394 → 1 335 M; assembling patches through their index list also stops copying every
+//! expanded vertex); 19960 28.6% → 24.4%, 21763 26.8% → 24.4%. What stays on the main
+//! thread is led by the dump's decoding (38–84% of it on the five heaviest dumps).
 
 use rayon::prelude::*;
 
