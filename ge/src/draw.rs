@@ -28,6 +28,7 @@ mod assemble;
 mod bbox;
 pub(crate) mod binned;
 mod curve;
+mod fork;
 mod immediate;
 mod span;
 mod written;
@@ -226,7 +227,7 @@ impl DrawContext {
         let ts = self.decode_transform(gs, &vtype);
         let mut verts = std::mem::take(&mut self.verts);
         verts.clear();
-        verts.extend(decoded.vertices.iter().map(|v| assemble::AsmVertex::new(&ts, v)));
+        self.fork().extend(&mut verts, &decoded.vertices, |v| assemble::AsmVertex::new(&ts, v));
         let cull = crate::clip::CullMode::decode(&gs.regs);
         self.with_sink(gs, mem, &ts, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
         self.verts = verts;
@@ -260,7 +261,9 @@ impl DrawContext {
         if must_rasterize {
             self.flush(mem);
         }
-        let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut self.scratch, imm };
+        let pool = self.pool.clone();
+        let fork = fork::Fork::new(pool.as_deref());
+        let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut self.scratch, imm, fork };
         f(&mut self.asm, &mut sink);
         let mut shapes = std::mem::take(&mut self.scratch.pending);
         match self.ppsspp.as_mut() {
@@ -317,6 +320,11 @@ impl DrawContext {
             p.raster += d.elapsed();
             p.flushes += 1;
         }
+    }
+
+    /// Where the front end forks ([`fork`]): the raster pool.
+    fn fork(&self) -> fork::Fork<'_> {
+        fork::Fork::new(self.pool.as_deref())
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

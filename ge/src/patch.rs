@@ -322,6 +322,16 @@ impl Surface {
         usize::from(!self.bezier && patch != 0)
     }
 
+    /// Output slots per grid row of the patches `patch_u` (a run of one Bézier patch, or
+    /// every spline patch: see [`Surface::out_index`]).
+    fn row_width(&self, patch_u: &std::ops::Range<usize>) -> usize {
+        if self.bezier {
+            (self.tess_u + 1) * patch_u.len()
+        } else {
+            self.patches_u * self.tess_u + 1
+        }
+    }
+
     /// Index of the patch's first control point [PP `GetPointIndex`].
     fn point_index(&self, patch_u: usize, patch_v: usize) -> usize {
         if self.bezier {
@@ -440,77 +450,63 @@ fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
-/// Tessellate: control points in row-major order (u fastest). Returns vertices and the GE primitive type plus an index
-/// list in the exact order PPSSPP submits them (so float results and winding match).
-///
-/// Per generated vertex [PP `SubdivisionSurface::Tessellate`]:
-/// * position: the basis applied along u, then along v;
-/// * colour: the same, on colours scaled to 0..1, rounded half-to-even back to bytes —
-///   or the first control point's colour when `!has_color`;
-/// * texcoords: the same — or, when `!has_texcoord`, generated as
-///   `(patch_u + step_u/div_u, patch_v + step_v/div_v)` (0..number of patches);
-/// * normal: `normalize(∂P/∂u × ∂P/∂v)` with PPSSPP's `RSQRTPS` normalisation,
-///   negated with PATCHFACING — or (0, 0, 1) when `!has_normal`;
-/// * weights: zero (the control points were already skinned).
-///
-/// At most [`MAX_VERTICES`] vertices and six indices per grid cell are produced.
-/// Draws PPSSPP would skip (fewer than 4 points per direction, too few control points
-/// given, scratch memory exceeded, divisions reduced to nothing) return no vertices
-/// and no indices.
-pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
-    let prim = params.primitive();
-    let Some(s) = Surface::new(params, control.len()) else {
-        return Tessellation { vertices: Vec::new(), indices: Vec::new(), prim };
-    };
-    let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
-    let control = &control[..n];
+/// Units of work a split tessellation aims for (rows are cut into bands below it).
+const SPLIT_UNITS: usize = 4;
 
-    let (wu, wv) = match params.kind {
-        PatchKind::Bezier => (basis::bezier_weights(s.tess_u as u32), basis::bezier_weights(s.tess_v as u32)),
-        PatchKind::Spline { u_edge, v_edge } => (
-            params.rule.spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
-            params.rule.spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
-        ),
-    };
+/// Steps `tiles` (v) of the patches `patch_u` in row `patch_v`, and their output slots.
+struct Unit<'o> {
+    patch_v: usize,
+    patch_u: std::ops::Range<usize>,
+    tiles: std::ops::Range<usize>,
+    slots: &'o mut [Vertex],
+}
 
-    let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
-    let tex: Vec<[f32; 2]> = if params.has_texcoord { control.iter().map(|v| v.uv).collect() } else { Vec::new() };
-    let col: Vec<[f32; 4]> = if params.has_color {
-        control.iter().map(|v| v.color.map(|c| params.rule.unit(c))).collect()
-    } else {
-        Vec::new()
-    };
-    let default_color = control.first().map_or([0; 4], |v| v.color);
+/// What evaluating the surface reads, shared by the units of work.
+struct Grid<'a> {
+    s: Surface,
+    params: &'a PatchParams,
+    wu: &'a [Weight],
+    wv: &'a [Weight],
+    pos: &'a [[f32; 3]],
+    tex: &'a [[f32; 2]],
+    col: &'a [[f32; 4]],
+    default_color: [u8; 4],
+}
 
-    let mut out = vec![Vertex::default(); s.vertex_count()];
-    let inv_u = 1.0f32 / s.tess_u as f32;
-    let inv_v = 1.0f32 / s.tess_v as f32;
-    let points_u = s.points_u;
-
-    for patch_u in 0..s.patches_u {
-        for patch_v in 0..s.patches_v {
+impl Grid<'_> {
+    /// Evaluate one unit's steps into its slots.
+    fn evaluate(&self, unit: Unit<'_>) {
+        let (s, params) = (&self.s, self.params);
+        let Unit { patch_v, patch_u: patches, tiles, slots: row } = unit;
+        let base = s.out_index(patches.start, patch_v, 0, tiles.start);
+        let inv_u = 1.0f32 / s.tess_u as f32;
+        let inv_v = 1.0f32 / s.tess_v as f32;
+        let points_u = s.points_u;
+        for patch_u in patches {
             let first = s.point_index(patch_u, patch_v);
             let rows = [first, first + points_u, first + 2 * points_u, first + 3 * points_u];
             for tile_u in s.start(patch_u)..=s.tess_u {
-                let Some(w_u) = wu.get(s.weight_index(patch_u, tile_u, s.tess_u)) else {
+                let Some(w_u) = self.wu.get(s.weight_index(patch_u, tile_u, s.tess_u)) else {
                     continue;
                 };
-                let u_pos = sample_rows(&pos, &rows, &w_u.basis);
-                let u_col = if params.has_color { sample_rows(&col, &rows, &w_u.basis) } else { [[0.0; 4]; 4] };
-                let u_tex = if params.has_texcoord { sample_rows(&tex, &rows, &w_u.basis) } else { [[0.0; 2]; 4] };
-                let u_der = if params.has_normal { sample_rows(&pos, &rows, &w_u.deriv) } else { [[0.0; 3]; 4] };
-                for tile_v in s.start(patch_v)..=s.tess_v {
-                    let Some(w_v) = wv.get(s.weight_index(patch_v, tile_v, s.tess_v)) else {
+                let u_pos = sample_rows(self.pos, &rows, &w_u.basis);
+                let u_col = if params.has_color { sample_rows(self.col, &rows, &w_u.basis) } else { [[0.0; 4]; 4] };
+                let u_tex = if params.has_texcoord { sample_rows(self.tex, &rows, &w_u.basis) } else { [[0.0; 2]; 4] };
+                let u_der = if params.has_normal { sample_rows(self.pos, &rows, &w_u.deriv) } else { [[0.0; 3]; 4] };
+                for tile_v in tiles.clone() {
+                    let Some(w_v) = self.wv.get(s.weight_index(patch_v, tile_v, s.tess_v)) else {
                         continue;
                     };
-                    let Some(vert) = out.get_mut(s.out_index(patch_u, patch_v, tile_u, tile_v)) else {
+                    let Some(vert) =
+                        s.out_index(patch_u, patch_v, tile_u, tile_v).checked_sub(base).and_then(|i| row.get_mut(i))
+                    else {
                         continue;
                     };
                     vert.pos = sample(&u_pos, &w_v.basis);
                     vert.color = if params.has_color {
                         sample(&u_col, &w_v.basis).map(|x| params.rule.color(x))
                     } else {
-                        default_color
+                        self.default_color
                     };
                     vert.uv = if params.has_texcoord {
                         sample(&u_tex, &w_v.basis)
@@ -532,6 +528,92 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
                     };
                 }
             }
+        }
+    }
+}
+
+/// Tessellate: control points in row-major order (u fastest). Returns vertices and the GE primitive type plus an index
+/// list in the exact order PPSSPP submits them (so float results and winding match).
+///
+/// Per generated vertex [PP `SubdivisionSurface::Tessellate`]:
+/// * position: the basis applied along u, then along v;
+/// * colour: the same, on colours scaled to 0..1, rounded half-to-even back to bytes —
+///   or the first control point's colour when `!has_color`;
+/// * texcoords: the same — or, when `!has_texcoord`, generated as
+///   `(patch_u + step_u/div_u, patch_v + step_v/div_v)` (0..number of patches);
+/// * normal: `normalize(∂P/∂u × ∂P/∂v)` with PPSSPP's `RSQRTPS` normalisation,
+///   negated with PATCHFACING — or (0, 0, 1) when `!has_normal`;
+/// * weights: zero (the control points were already skinned).
+///
+/// At most [`MAX_VERTICES`] vertices and six indices per grid cell are produced.
+/// Draws PPSSPP would skip (fewer than 4 points per direction, too few control points
+/// given, scratch memory exceeded, divisions reduced to nothing) return no vertices
+/// and no indices.
+pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
+    tessellate_split(params, control, false)
+}
+
+/// [`tessellate`], its rows of patches evaluated in parallel on the current rayon pool
+/// when `split` (same output: each vertex is computed from its own step alone).
+pub fn tessellate_split(params: &PatchParams, control: &[Vertex], split: bool) -> Tessellation {
+    let prim = params.primitive();
+    let Some(s) = Surface::new(params, control.len()) else {
+        return Tessellation { vertices: Vec::new(), indices: Vec::new(), prim };
+    };
+    let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
+    let control = &control[..n];
+
+    let (wu, wv): (Vec<Weight>, Vec<Weight>) = match params.kind {
+        PatchKind::Bezier => (basis::bezier_weights(s.tess_u as u32), basis::bezier_weights(s.tess_v as u32)),
+        PatchKind::Spline { u_edge, v_edge } => (
+            params.rule.spline_weights(s.tess_u as u32, params.u_count & 0xFF, u_edge & 3),
+            params.rule.spline_weights(s.tess_v as u32, params.v_count & 0xFF, v_edge & 3),
+        ),
+    };
+
+    let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
+    let tex: Vec<[f32; 2]> = if params.has_texcoord { control.iter().map(|v| v.uv).collect() } else { Vec::new() };
+    let col: Vec<[f32; 4]> = if params.has_color {
+        control.iter().map(|v| v.color.map(|c| params.rule.unit(c))).collect()
+    } else {
+        Vec::new()
+    };
+    let default_color = control.first().map_or([0; 4], |v| v.color);
+
+    let mut out = vec![Vertex::default(); s.vertex_count()];
+    let grid = Grid { s, params, wu: &wu, wv: &wv, pos: &pos, tex: &tex, col: &col, default_color };
+    // Work units own contiguous runs of output slots, in slot order: a run of grid rows of
+    // one patch (Bézier) or of one row of patches (spline). Every slot is a pure function
+    // of its step, so any split and order gives the same bits; a unit re-evaluates the u
+    // pass of its columns, so rows are only cut into bands when there are few units.
+    let per_row = if s.bezier { s.patches_v * s.patches_u } else { s.patches_v };
+    let bands = if split && per_row < SPLIT_UNITS { SPLIT_UNITS.div_ceil(per_row) } else { 1 };
+    let mut units = Vec::new();
+    let mut rest = &mut out[..];
+    for patch_v in 0..s.patches_v {
+        let first = s.start(patch_v);
+        let rows = s.tess_v + 1 - first;
+        let bands = bands.min(rows);
+        // Bézier: one patch at a time; spline: the whole row of patches.
+        let runs = if s.bezier { s.patches_u } else { 1 };
+        for run in 0..runs {
+            let patch_u = if s.bezier { run..run + 1 } else { 0..s.patches_u };
+            for band in 0..bands {
+                let tiles = first + rows * band / bands..first + rows * (band + 1) / bands;
+                let len = tiles.len() * s.row_width(&patch_u);
+                let len = len.min(rest.len());
+                let (slots, tail) = std::mem::take(&mut rest).split_at_mut(len);
+                units.push(Unit { patch_v, patch_u: patch_u.clone(), tiles, slots });
+                rest = tail;
+            }
+        }
+    }
+    if units.len() > 1 && split {
+        use rayon::prelude::*;
+        units.into_par_iter().for_each(|u| grid.evaluate(u));
+    } else {
+        for u in units {
+            grid.evaluate(u);
         }
     }
 

@@ -9,6 +9,9 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
+use super::fork::{Fork, CHUNK};
 use super::{DrawState, Shape};
 use crate::clip::{self, CullMode, Projected};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
@@ -81,6 +84,87 @@ pub struct Sink<'a> {
     /// w = 1) never reach the near plane, the depth limit or the range flag
     /// [PP `SoftwareDrawEngine::DispatchSubmitImm`, `Clipper.cpp`].
     pub imm: bool,
+    /// Where long triangle lists are clipped in parallel chunks ([`super::fork`]).
+    pub fork: Fork<'a>,
+}
+
+/// What clipping one triangle reads: a pure function of these and the triangle, so
+/// triangles of a list can be clipped in any order and joined in list order.
+#[derive(Clone, Copy)]
+struct TriangleClip<'a> {
+    state: &'a DrawState,
+    ts: &'a TransformState,
+    imm: bool,
+}
+
+impl TriangleClip<'_> {
+    /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`: the shapes of one triangle
+    /// appended to `out` (`tris`: a reused buffer).
+    fn triangle(
+        &self,
+        cull: CullMode,
+        v: [&AsmVertex; 3],
+        provoking: usize,
+        first: usize,
+        tris: &mut Vec<[ScreenVertex; 3]>,
+        out: &mut Vec<Shape>,
+    ) {
+        let flat = self.state.flat_provoking;
+        tris.clear();
+        if self.state.through || self.imm {
+            let mut s = [v[0].screen, v[1].screen, v[2].screen];
+            s[first].first = true;
+            clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, tris);
+        } else {
+            let prov = flat.then_some(&v[provoking].clip);
+            let mut p = [v[0].projected(self.ts), v[1].projected(self.ts), v[2].projected(self.ts)];
+            p[first].s.first = true;
+            clip::clip_triangle_projected(self.ts, [&p[0], &p[1], &p[2]], prov, cull, tris);
+        }
+        out.extend(tris.drain(..).map(Shape::Triangle));
+    }
+
+    /// Triangles `range` (each at least 2) of a strip's vertices `verts`, the first of
+    /// which was its vertex number `i0` (ring position): the triangle ending at vertex `j`
+    /// holds `j - 2 ..= j` in ring slots by position, provoking at `j`'s slot, first at the
+    /// oldest's, cull winding alternating [`Assembler::ring_triangle`].
+    fn strip(
+        &self,
+        cull: CullMode,
+        range: std::ops::Range<usize>,
+        verts: &[AsmVertex],
+        i0: usize,
+        tris: &mut Vec<[ScreenVertex; 3]>,
+        out: &mut Vec<Shape>,
+    ) {
+        for j in range {
+            let n = i0 + j;
+            let mut d = [&verts[j]; 3];
+            for back in 1..3 {
+                d[(n - back) % 3] = &verts[j - back];
+            }
+            let c = if n % 2 == 1 { cull.flipped() } else { cull };
+            self.triangle(c, d, n % 3, (n + 1) % 3, tris, out);
+        }
+    }
+
+    /// Triangles `range` of a list whose vertex `i` is `vert(i)`: triangle `k` is vertices
+    /// `3k..3k + 3`, provoking vertex 2; with `cells_from_strip` the odd ones were
+    /// received from the strip's oldest vertex, index 1 ([`Assembler::cells_from_strip`]).
+    fn list<'v>(
+        &self,
+        cull: CullMode,
+        range: std::ops::Range<usize>,
+        cells_from_strip: bool,
+        vert: &(impl Fn(usize) -> &'v AsmVertex + Sync),
+        tris: &mut Vec<[ScreenVertex; 3]>,
+        out: &mut Vec<Shape>,
+    ) {
+        for k in range {
+            let v = [vert(3 * k), vert(3 * k + 1), vert(3 * k + 2)];
+            self.triangle(cull, v, 2, usize::from(cells_from_strip && k % 2 == 1), tris, out);
+        }
+    }
 }
 
 impl Sink<'_> {
@@ -106,20 +190,64 @@ impl Sink<'_> {
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`; `v[first]` is the vertex the GE
     /// received first for this triangle ([`crate::geom::ScreenVertex::first`]).
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize, first: usize) {
-        let flat = self.state.flat_provoking;
+        let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
         let Scratch { pending, tris, .. } = &mut *self.scratch;
-        tris.clear();
-        if self.state.through || self.imm {
-            let mut s = [v[0].screen, v[1].screen, v[2].screen];
-            s[first].first = true;
-            clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, tris);
-        } else {
-            let prov = flat.then_some(&v[provoking].clip);
-            let mut p = [v[0].projected(self.ts), v[1].projected(self.ts), v[2].projected(self.ts)];
-            p[first].s.first = true;
-            clip::clip_triangle_projected(self.ts, [&p[0], &p[1], &p[2]], prov, cull, tris);
+        c.triangle(cull, v, provoking, first, tris, pending);
+    }
+
+    /// Triangles 2.. of a primed strip's vertices `verts` (see [`TriangleClip::strip`]), in
+    /// chunks on the pool when the strip is long; shapes joined in strip order.
+    fn strip_list(&mut self, cull: CullMode, verts: &[AsmVertex], i0: usize) {
+        let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
+        let n = verts.len();
+        if !self.fork.splits(n) {
+            let Scratch { pending, tris, .. } = &mut *self.scratch;
+            c.strip(cull, 2..n, verts, i0, tris, pending);
+            return;
         }
-        pending.extend(tris.drain(..).map(Shape::Triangle));
+        let parts: Vec<Vec<Shape>> = self.fork.install(|| {
+            (0..(n - 2).div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|i| {
+                    let (mut tris, mut out) = (Vec::new(), Vec::with_capacity(CHUNK));
+                    c.strip(cull, 2 + i * CHUNK..(2 + (i + 1) * CHUNK).min(n), verts, i0, &mut tris, &mut out);
+                    out
+                })
+                .collect()
+        });
+        for p in parts {
+            self.scratch.pending.extend(p);
+        }
+    }
+
+    /// The first `count` triangles of a fresh TRIANGLES list (see [`TriangleClip::list`]),
+    /// in chunks on the pool when the list is long; shapes joined in list order.
+    fn triangle_list<'v>(
+        &mut self,
+        cull: CullMode,
+        count: usize,
+        cells_from_strip: bool,
+        vert: impl Fn(usize) -> &'v AsmVertex + Sync,
+    ) {
+        let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
+        if !self.fork.splits(count) {
+            let Scratch { pending, tris, .. } = &mut *self.scratch;
+            c.list(cull, 0..count, cells_from_strip, &vert, tris, pending);
+            return;
+        }
+        let parts: Vec<Vec<Shape>> = self.fork.install(|| {
+            (0..count.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|i| {
+                    let (mut tris, mut out) = (Vec::new(), Vec::with_capacity(CHUNK));
+                    c.list(cull, i * CHUNK..((i + 1) * CHUNK).min(count), cells_from_strip, &vert, &mut tris, &mut out);
+                    out
+                })
+                .collect()
+        });
+        for p in parts {
+            self.scratch.pending.extend(p);
+        }
     }
 
     /// PPSSPP `Clipper::ProcessRect`.
@@ -250,6 +378,39 @@ impl Assembler {
         self.imm_draw = false;
     }
 
+    /// A fresh PRIM given as `unique` vertices and an index list (tessellated patches):
+    /// the same as [`Assembler::submit`] of the expanded list (indices out of range
+    /// dropped), without expanding it when it is a plain triangle list.
+    pub fn submit_indexed(
+        &mut self,
+        prim: PrimType,
+        unique: &[AsmVertex],
+        indices: &[u32],
+        cull: CullMode,
+        sink: &mut Sink,
+    ) {
+        let n = indices.len();
+        // The through-mode pair detector of `submit` sees six vertices at a time.
+        let pairs = sink.through() && cull == CullMode::None && n >= 6 && n.is_multiple_of(6);
+        let plain = prim == PrimType::Triangles
+            && n >= 3
+            && n.is_multiple_of(3)
+            && !pairs
+            && indices.iter().all(|&i| (i as usize) < unique.len());
+        if !plain {
+            let verts: Vec<AsmVertex> = indices.iter().filter_map(|&i| unique.get(i as usize).copied()).collect();
+            self.submit(prim, &verts, cull, sink);
+            return;
+        }
+        self.index = 0;
+        self.prev = prim;
+        let vert = |i: usize| &unique[indices[i] as usize];
+        sink.triangle_list(cull, n / 3, self.cells_from_strip, vert);
+        for (d, i) in self.data.iter_mut().zip(n - 3..n) {
+            *d = *vert(i);
+        }
+    }
+
     /// Assemble one PRIM's vertices (type 7 continues the previous primitive type).
     pub fn submit(&mut self, prim_in: PrimType, verts: &[AsmVertex], cull: CullMode, sink: &mut Sink) {
         let prim = if prim_in == PrimType::Continue {
@@ -308,7 +469,17 @@ impl Assembler {
             }
             PrimType::Triangles => {
                 let mut odd = false;
-                for v in verts {
+                let mut rest = verts;
+                if self.index == 0 && verts.len() >= 3 {
+                    // Whole triangles of a fresh list are independent: clipped as a list
+                    // (in parallel chunks when long), leaving the ring as the loop would.
+                    let n = verts.len() / 3;
+                    sink.triangle_list(cull, n, self.cells_from_strip, |i| &verts[i]);
+                    self.data[..3].copy_from_slice(&verts[3 * n - 3..3 * n]);
+                    odd = n % 2 == 1;
+                    rest = &verts[3 * n..];
+                }
+                for v in rest {
                     self.data[self.index] = *v;
                     self.index += 1;
                     if self.index == 3 {
@@ -413,7 +584,26 @@ impl Assembler {
             skip -= 1;
             k += 1;
         }
-        for v in &verts[k..] {
+        let mut rest = &verts[k..];
+        if self.index >= 2 && rest.len() >= 3 {
+            // With the ring primed, each triangle is its vertex and the two before it:
+            // clipped as a list (in parallel chunks when long), leaving the ring as the
+            // loop would. The first two still pair with what the ring held.
+            for v in &rest[..2] {
+                let slot = self.index % 3;
+                self.data[slot] = *v;
+                self.index += 1;
+                self.ring_triangle(cull, slot, self.index % 3, sink);
+            }
+            let i0 = self.index - 2;
+            sink.strip_list(cull, rest, i0);
+            for (j, v) in rest.iter().enumerate().skip(rest.len() - 3) {
+                self.data[(i0 + j) % 3] = *v;
+            }
+            self.index = i0 + rest.len();
+            rest = &[];
+        }
+        for v in rest {
             let slot = self.index % 3;
             self.data[slot] = *v;
             self.index += 1;
@@ -483,10 +673,18 @@ mod tests {
 
     /// Identity matrices; viewport x_s = xscale·x/w + 100, y_s = 100.
     fn ts(xscale: f32) -> TransformState {
+        // Distinct non-zero ids, as the GE assigns them.
+        viewport(&[(op::VIEWPORTXSCALE, xscale)], xscale as u64)
+    }
+
+    /// Identity matrices, viewport centre (100, 100) and the given registers.
+    fn viewport(regs: &[(u8, f32)], id: u64) -> TransformState {
         let mut r = Regs::default();
-        r.set(op::VIEWPORTXSCALE, to_float24(xscale));
         r.set(op::VIEWPORTXCENTER, to_float24(100.0));
         r.set(op::VIEWPORTYCENTER, to_float24(100.0));
+        for &(reg, v) in regs {
+            r.set(reg, to_float24(v));
+        }
         let mut m = Matrices::default();
         // Identity world, view (3×4) and projection (4×4), column-major.
         for i in 0..3 {
@@ -497,8 +695,68 @@ mod tests {
             m.proj[5 * i] = 1.0;
         }
         let mut t = TransformState::decode(&r, &m, &VertexType::from_bits(3 << 7), crate::transform::RsqrtRule::Exact);
-        t.id = xscale as u64; // distinct non-zero ids, as the GE assigns them
+        t.id = id;
         t
+    }
+
+    /// Shapes of a `prim` list assembled with a pool of `threads`, and the ring after it.
+    fn list_shapes(
+        threads: usize,
+        prim: PrimType,
+        verts: &[AsmVertex],
+        ts: &TransformState,
+        cull: CullMode,
+        cells: bool,
+    ) -> String {
+        let state = DrawState::decode(
+            &Regs::default(),
+            &[0; 1024],
+            false,
+            crate::Model::Ppsspp,
+            &mut crate::texture::PaletteMemo::default(),
+        );
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut scratch = Scratch::default();
+        let mut sink =
+            Sink { state: Arc::new(state), ts, scratch: &mut scratch, imm: false, fork: Fork::new(Some(&pool)) };
+        let mut asm = Assembler { cells_from_strip: cells, ..Assembler::default() };
+        // Split in two PRIMs, the second continuing the first (type 7).
+        let cut = verts.len() / 3;
+        asm.submit(prim, &verts[..cut], cull, &mut sink);
+        asm.submit(PrimType::Continue, &verts[cut..], cull, &mut sink);
+        // Shapes hold floats: their debug text spells every bit that matters here.
+        format!("{:?} {:?} {}", scratch.pending, asm.data, asm.index)
+    }
+
+    #[test]
+    fn split_triangle_lists_and_strips_equal_the_serial_ones() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        // A y scale and depth range too, so that triangles have area.
+        let t = viewport(
+            &[
+                (op::VIEWPORTXSCALE, 16.0),
+                (op::VIEWPORTYSCALE, -16.0),
+                (op::VIEWPORTZSCALE, 16000.0),
+                (op::VIEWPORTZCENTER, 32768.0),
+            ],
+            5,
+        );
+        let vertex = (-3.0f32..3.0, -3.0f32..3.0, -2.0f32..2.0).prop_map(|(x, y, z)| [x, y, z]);
+        let strategy = (proptest::collection::vec(vertex, 0..700), 0u8..3, any::<bool>(), any::<bool>());
+        TestRunner::new(Config::with_cases(64))
+            .run(&strategy, |(pos, cull, cells, strip)| {
+                let prim = if strip { PrimType::TriangleStrip } else { PrimType::Triangles };
+                let cull = [CullMode::None, CullMode::Clockwise, CullMode::CounterClockwise][cull as usize];
+                let verts: Vec<AsmVertex> =
+                    pos.iter().map(|&pos| AsmVertex::new(&t, &Vertex { pos, ..Default::default() })).collect();
+                let one = list_shapes(1, prim, &verts, &t, cull, cells);
+                // Long lists make shapes (the test would pass vacuously otherwise).
+                prop_assert!(pos.len() < 300 || one.contains("Triangle"), "no shapes");
+                prop_assert_eq!(&one, &list_shapes(3, prim, &verts, &t, cull, cells));
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

@@ -70,25 +70,26 @@ impl DrawContext {
                 v
             })
             .collect();
-        let tess = patch::tessellate(&params, &control);
+        let fork = self.fork();
+        let tess = if fork.splits(patch::vertex_bound(&params) as usize) {
+            fork.install(|| patch::tessellate_split(&params, &control, true))
+        } else {
+            patch::tessellate(&params, &control)
+        };
         if tess.indices.is_empty() {
             return Ok(());
         }
         let out_type = tessellated_type(&vtype);
         let ts_out = self.decode_transform(gs, &out_type);
-        // Transform each tessellated vertex once, then expand the indices (the transform is
-        // a pure function of the vertex, so sharing it changes no bit).
-        let unique: Vec<AsmVertex> = tess.vertices.iter().map(|v| AsmVertex::new(&ts_out, v)).collect();
-        // Sized up front: `filter_map` gives no lower bound, and growing by doubling
-        // reallocated and copied these large vertices (11216: 147 M of 1 682 M instructions).
-        let mut verts: Vec<AsmVertex> = Vec::with_capacity(tess.indices.len());
-        verts.extend(tess.indices.iter().filter_map(|&i| unique.get(i as usize).copied()));
+        // Transform each tessellated vertex once (the transform is a pure function of the
+        // vertex, so sharing it changes no bit); assembly reads them through the indices.
+        let unique = self.fork().map(&tess.vertices, |v| AsmVertex::new(&ts_out, v));
         let cull = CullMode::decode(&gs.regs);
-        let prim = tess.prim;
+        let (prim, indices) = (tess.prim, tess.indices);
         // The GE draws each row of cells as a strip (see `Assembler::cells_from_strip`).
         self.with_sink(gs, mem, &ts_out, vtype.through, false, |asm, sink| {
             asm.cells_from_strip = true;
-            asm.submit(prim, &verts, cull, sink);
+            asm.submit_indexed(prim, &unique, &indices, cull, sink);
             asm.cells_from_strip = false;
         });
         Ok(())

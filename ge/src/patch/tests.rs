@@ -330,6 +330,35 @@ proptest! {
         // A flat grid stays on its plane.
         prop_assert!(t.vertices.iter().all(|v| (v.pos[2] - 1.0).abs() < 1e-4));
     }
+
+    /// Rows of patches evaluated in parallel give the serial vertices, bit for bit.
+    #[test]
+    fn split_rows_equal_the_serial_tessellation(u in 4u32..14, v in 4u32..14, du in 1u32..12, dv in 1u32..12,
+                                                spline in any::<bool>(), hardware in any::<bool>(),
+                                                attrs in 0u8..8, seed in any::<u32>()) {
+        let kind = if spline { PatchKind::Spline { u_edge: (du & 3) as u8, v_edge: (dv & 3) as u8 } } else { PatchKind::Bezier };
+        let h = |i: usize, j: usize, k: u32| ((seed ^ (i as u32 * 73 + j as u32 * 151 + k * 31)).wrapping_mul(2_654_435_761) >> 20) as f32 / 97.0;
+        let c = grid(u as usize, v as usize, |i, j| Vertex {
+            pos: [h(i, j, 0), h(i, j, 1), h(i, j, 2)],
+            uv: [h(i, j, 3), h(i, j, 4)],
+            color: [h(i, j, 5) as u8, h(i, j, 6) as u8, 7, 200],
+            ..Vertex::default()
+        });
+        let mut p = params(kind, u, v, du, dv);
+        (p.has_texcoord, p.has_color, p.has_normal) = (attrs & 1 != 0, attrs & 2 != 0, attrs & 4 != 0);
+        if hardware {
+            p = hw(p);
+        }
+        let serial = tessellate(&p, &c);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let split = pool.install(|| tessellate_split(&p, &c, true));
+        prop_assert_eq!(&serial.indices, &split.indices);
+        prop_assert_eq!(serial.vertices.len(), split.vertices.len());
+        for (a, b) in serial.vertices.iter().zip(&split.vertices) {
+            let bits = |v: &Vertex| (v.pos.map(f32::to_bits), v.normal.map(f32::to_bits), v.uv.map(f32::to_bits), v.color);
+            prop_assert_eq!(bits(a), bits(b));
+        }
+    }
 }
 
 // Hardware rules ([`TessellationRule::Hardware`]); expectations from the real-PSP

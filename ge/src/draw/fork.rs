@@ -1,0 +1,77 @@
+//! The front end's share of the raster pool: large draws transform their vertices,
+//! tessellate their patches and clip their triangle lists and strips in parallel chunks.
+//!
+//! Design: every parallel stage is a pure function of its chunk (a vertex, a run of a
+//! patch's grid rows, a run of independent triangles), results are collected per chunk
+//! and joined in chunk order, so the output is the serial output, bit for bit, for any
+//! thread count (`tests/byte_identity.rs`, the 1-vs-N determinism tests, and the
+//! serial-versus-split tests in `assemble` and `patch`). Stages with state carried from
+//! element to element stay serial: vertex decode (its persistent texcoord/normal), fans,
+//! the rectangle detectors, the PPSSPP model's binning and state decoding. A strip's
+//! triangles are split once its ring is primed: each is its vertex and the two before.
+//!
+//! Below [`MIN_PARALLEL`] elements, or with one thread, nothing forks: a rayon fork costs
+//! a few microseconds, about what 20–40 triangles of clipping cost (11216: 1 035 patch
+//! draws of a few hundred vertices each).
+//!
+//! Measured (callgrind, `replay` with 2 global-pool threads, PPSSPP model): the main
+//! thread's share of 11216's instructions went from 52.5% to 25.5% (732 → 340 M of
+//! 1 394 → 1 335 M; assembling patches through their index list also stops copying every
+//! expanded vertex); 19960 28.6% → 24.4%, 21763 26.8% → 24.4%. What stays on the main
+//! thread is led by the dump's decoding (38–84% of it on the five heaviest dumps).
+
+use rayon::prelude::*;
+
+/// Elements (vertices or triangles) a stage needs before it is split.
+pub(crate) const MIN_PARALLEL: usize = 128;
+/// Elements per parallel chunk: large enough to amortize a rayon task.
+pub(crate) const CHUNK: usize = 64;
+
+/// The pool the front end forks on: the raster pool, or rayon's global pool.
+#[derive(Clone, Copy)]
+pub(crate) struct Fork<'p> {
+    pool: Option<&'p rayon::ThreadPool>,
+}
+
+impl<'p> Fork<'p> {
+    pub(crate) fn new(pool: Option<&'p rayon::ThreadPool>) -> Self {
+        Fork { pool }
+    }
+
+    /// Worker threads available.
+    fn threads(&self) -> usize {
+        match self.pool {
+            Some(p) => p.current_num_threads(),
+            None => rayon::current_num_threads(),
+        }
+    }
+
+    /// Whether `n` elements are worth splitting.
+    pub(crate) fn splits(&self, n: usize) -> bool {
+        n >= MIN_PARALLEL && self.threads() > 1
+    }
+
+    /// Run `f` on the pool (its parallel iterators then use the pool's threads).
+    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+
+    /// `items.map(f)` in order; in parallel when worth it.
+    pub(crate) fn map<T: Sync, U: Send>(&self, items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
+        let mut out = Vec::with_capacity(items.len());
+        self.extend(&mut out, items, f);
+        out
+    }
+
+    /// `out.extend(items.map(f))` in order; in parallel when worth it.
+    pub(crate) fn extend<T: Sync, U: Send>(&self, out: &mut Vec<U>, items: &[T], f: impl Fn(&T) -> U + Sync + Send) {
+        if self.splits(items.len()) {
+            self.install(|| out.par_extend(items.par_iter().with_min_len(CHUNK).map(f)));
+        } else {
+            out.extend(items.iter().map(f));
+        }
+    }
+}
