@@ -54,9 +54,40 @@ fn draw_span_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, 
     }
     // The usual alpha blend inlined (`source_over`), any other through `Blend::apply`.
     let over = st.blend.as_ref().is_some_and(|b| b.is_source_over());
+    // No test, fog, blend or dither: every fragment passes and its word is its colour
+    // packed with the fixed alpha/stencil bits (`dither_clamp` of bytes with no dither is
+    // the identity), merged with the kept bits of the old word. Textured sprites without
+    // blending, e.g. commands-basic.
+    let plain = st.alpha_func == Compare::Always
+        && st.fog.is_none()
+        && st.color_test.is_none()
+        && st.blend.is_none()
+        && st.dither.is_none();
     for (k, run) in colors.chunks(64).enumerate() {
         let x0 = x0 + 64 * k as i32;
         let x1 = x0 + run.len() as i32 - 1;
+        if plain {
+            if let Some(row) = tile.color_span_mut(x0, x1, y) {
+                let pixels = row.chunks_exact_mut(F::BYTES).zip(run);
+                if keep == 0 {
+                    for (px, c) in pixels {
+                        F::store(px, F::pack_rgb([c[0], c[1], c[2]]) | alpha_bits);
+                    }
+                } else {
+                    for (px, c) in pixels {
+                        let new = (F::pack_rgb([c[0], c[1], c[2]]) | alpha_bits) & !keep;
+                        F::store(px, new | (F::load(px) & keep));
+                    }
+                }
+            }
+            if st.depth_write {
+                if let Some(row) = tile.depth_span_mut(x0, x1, y) {
+                    let zb = z.to_le_bytes();
+                    fill_pattern(row, &std::array::from_fn::<u8, 16, _>(|i| zb[i & 1]));
+                }
+            }
+            continue;
+        }
         // Bit i: fragment x0 + i passed the fragment tests and was written.
         let mut drawn = 0u64;
         if let Some(row) = tile.color_span_mut(x0, x1, y) {
