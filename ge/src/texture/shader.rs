@@ -159,10 +159,29 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
     out: &mut [[u8; 4]],
 ) {
     let fs = fixed_func::<FUNC>(st);
+    let finish = |texel| func::add_secondary(func::apply(&fs, prim, texel), secondary);
+    if LINEAR {
+        for (o, &(s, t)) in out.iter_mut().zip(coords) {
+            let (s, t) = st.normalise(s, t);
+            *o = finish(filter::bilinear::<F>(l, s, t));
+        }
+        return;
+    }
+    // Nearest: the colours along the row are constant, so a fragment on the same texel
+    // as the previous one gets the same output (magnified sprites: commands-basic's 1x1
+    // texture over 460 pixels). `filter::nearest` split into its texel choice and fetch.
+    let mut last: Option<((u32, u32), [u8; 4])> = None;
     for (o, &(s, t)) in out.iter_mut().zip(coords) {
         let (s, t) = st.normalise(s, t);
-        let texel = if LINEAR { filter::bilinear::<F>(l, s, t) } else { filter::nearest::<F>(l, s, t) };
-        *o = func::add_secondary(func::apply(&fs, prim, texel), secondary);
+        let uv = (l.u.nearest(s), l.v.nearest(t));
+        *o = match last {
+            Some((at, c)) if at == uv => c,
+            _ => {
+                let c = finish(F::texel(&l.src, uv.0, uv.1));
+                last = Some((uv, c));
+                c
+            }
+        };
     }
 }
 
