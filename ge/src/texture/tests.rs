@@ -369,19 +369,13 @@ proptest! {
         swizzle in any::<bool>(),
         clutformat in any::<u32>(),
         at_ram_end in any::<bool>(),
-        seed in any::<u64>(),
+        block in proptest::collection::vec(any::<u8>(), 1024),
     ) {
         let base = if at_ram_end { 0x09FF_FF00 } else { BASE };
         let mut mem = Memory::new();
-        let mut x = seed | 1;
-        let bytes: Vec<u8> = (0..64 * 1024)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        // 64 KiB (enough for 32 rows of bufw 1023 at 8 bits) of the block repeated, with a
+        // one-byte shift per repeat so rows do not simply alias.
+        let bytes: Vec<u8> = (0..64 * 1024).map(|i| block[(i + i / 1024) % 1024]).collect();
         let n = if at_ram_end { 0x100 } else { bytes.len() };
         mem.write(base, &bytes[..n]).unwrap();
         let clut: Vec<u8> = bytes[..1024].iter().rev().copied().collect();
