@@ -88,6 +88,37 @@ pub struct Sink<'a> {
     pub fork: Fork<'a>,
 }
 
+/// The shapes `clip` makes for triangles `range` (a pure function of any sub-range, given
+/// a scratch triangle buffer and its output), appended to `scratch.pending` in order: with
+/// `split`, in chunks of [`CHUNK`] triangles on the pool, joined in chunk order.
+fn clip_in_order(
+    fork: Fork,
+    scratch: &mut Scratch,
+    split: bool,
+    range: std::ops::Range<usize>,
+    clip: impl Fn(std::ops::Range<usize>, &mut Vec<[ScreenVertex; 3]>, &mut Vec<Shape>) + Sync,
+) {
+    if !split {
+        let Scratch { pending, tris, .. } = scratch;
+        clip(range, tris, pending);
+        return;
+    }
+    let parts: Vec<Vec<Shape>> = fork.install(|| {
+        (0..range.len().div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|i| {
+                let start = range.start + i * CHUNK;
+                let (mut tris, mut out) = (Vec::new(), Vec::with_capacity(CHUNK));
+                clip(start..(start + CHUNK).min(range.end), &mut tris, &mut out);
+                out
+            })
+            .collect()
+    });
+    for p in parts {
+        scratch.pending.extend(p);
+    }
+}
+
 /// What clipping one triangle reads: a pure function of these and the triangle, so
 /// triangles of a list can be clipped in any order and joined in list order.
 #[derive(Clone, Copy)]
@@ -200,24 +231,9 @@ impl Sink<'_> {
     fn strip_list(&mut self, cull: CullMode, verts: &[AsmVertex], i0: usize) {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
         let n = verts.len();
-        if !self.fork.splits(n) {
-            let Scratch { pending, tris, .. } = &mut *self.scratch;
-            c.strip(cull, 2..n, verts, i0, tris, pending);
-            return;
-        }
-        let parts: Vec<Vec<Shape>> = self.fork.install(|| {
-            (0..(n - 2).div_ceil(CHUNK))
-                .into_par_iter()
-                .map(|i| {
-                    let (mut tris, mut out) = (Vec::new(), Vec::with_capacity(CHUNK));
-                    c.strip(cull, 2 + i * CHUNK..(2 + (i + 1) * CHUNK).min(n), verts, i0, &mut tris, &mut out);
-                    out
-                })
-                .collect()
+        clip_in_order(self.fork, self.scratch, self.fork.splits(n), 2..n, |r, tris, out| {
+            c.strip(cull, r, verts, i0, tris, out)
         });
-        for p in parts {
-            self.scratch.pending.extend(p);
-        }
     }
 
     /// The first `count` triangles of a fresh TRIANGLES list (see [`TriangleClip::list`]),
@@ -230,24 +246,9 @@ impl Sink<'_> {
         vert: impl Fn(usize) -> &'v AsmVertex + Sync,
     ) {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
-        if !self.fork.splits(count) {
-            let Scratch { pending, tris, .. } = &mut *self.scratch;
-            c.list(cull, 0..count, cells_from_strip, &vert, tris, pending);
-            return;
-        }
-        let parts: Vec<Vec<Shape>> = self.fork.install(|| {
-            (0..count.div_ceil(CHUNK))
-                .into_par_iter()
-                .map(|i| {
-                    let (mut tris, mut out) = (Vec::new(), Vec::with_capacity(CHUNK));
-                    c.list(cull, i * CHUNK..((i + 1) * CHUNK).min(count), cells_from_strip, &vert, &mut tris, &mut out);
-                    out
-                })
-                .collect()
+        clip_in_order(self.fork, self.scratch, self.fork.splits(count), 0..count, |r, tris, out| {
+            c.list(cull, r, cells_from_strip, &vert, tris, out)
         });
-        for p in parts {
-            self.scratch.pending.extend(p);
-        }
     }
 
     /// PPSSPP `Clipper::ProcessRect`.

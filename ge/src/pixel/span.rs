@@ -82,8 +82,7 @@ fn draw_span_fmt<F: FbPixel>(st: &PixelState, tile: &mut Tile, x0: i32, y: i32, 
             }
             if st.depth_write {
                 if let Some(row) = tile.depth_span_mut(x0, x1, y) {
-                    let zb = z.to_le_bytes();
-                    fill_pattern(row, &std::array::from_fn::<u8, 16, _>(|i| zb[i & 1]));
+                    fill_depth(row, z);
                 }
             }
             continue;
@@ -179,8 +178,7 @@ fn fill_span_fmt<F: FbPixel>(
     };
     if write_depth {
         if let Some(row) = tile.depth_span_mut(x0, x1, y) {
-            let zb = z.to_le_bytes();
-            fill_pattern(row, &std::array::from_fn::<u8, 16, _>(|i| zb[i & 1]));
+            fill_depth(row, z);
         }
     }
     let rgb = [c[0] as i32, c[1] as i32, c[2] as i32];
@@ -203,6 +201,12 @@ fn fill_span_fmt<F: FbPixel>(
     for (i, px) in row.chunks_exact_mut(F::BYTES).enumerate() {
         F::store(px, words[i & 3] | (F::load(px) & keep));
     }
+}
+
+/// A depth row filled with `z`.
+fn fill_depth(row: &mut [u8], z: u16) {
+    let zb = z.to_le_bytes();
+    fill_pattern(row, &std::array::from_fn::<u8, 16, _>(|i| zb[i & 1]));
 }
 
 /// `row` filled with copies of `pattern` from its start (the last copy cut short).

@@ -220,8 +220,9 @@ impl ColourPlane {
 /// the rounded-down reciprocal of the doubled area, computed once for its seven channels.
 #[derive(Clone, Copy, Debug)]
 pub struct PlaneSetup {
+    /// The start vertex: its index and position in 1/16 px.
     s: usize,
-    p: [(i32, i32); 3],
+    start: (i32, i32),
     /// Edges from the start vertex to the next two, in 1/16 px (33-bit values).
     xa: i64,
     ya: i64,
@@ -247,7 +248,7 @@ impl PlaneSetup {
         let recip = if area == 0 { 0 } else { (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den) };
         PlaneSetup {
             s,
-            p: *p,
+            start: p[s],
             xa,
             ya,
             xb,
@@ -284,7 +285,8 @@ impl PlaneSetup {
         } else {
             (self.grad(ca * self.yb - cb * self.ya), self.grad(cb * self.xa - ca * self.xb))
         };
-        ColourPlane { x: self.p[s].0 as i64, y: self.p[s].1 as i64, c: (c[s] as i64) << COLOUR_GRADIENT_BITS, dx, dy }
+        let (x, y) = self.start;
+        ColourPlane { x: x as i64, y: y as i64, c: (c[s] as i64) << COLOUR_GRADIENT_BITS, dx, dy }
     }
 }
 
