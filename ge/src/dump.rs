@@ -21,6 +21,7 @@ mod container;
 mod mapping;
 mod record;
 mod replay;
+mod source;
 mod step;
 
 use std::path::{Path, PathBuf};

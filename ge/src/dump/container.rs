@@ -11,8 +11,8 @@
 //! window or content size beyond what is still expected are refused up front, and
 //! decoding stops as soon as the output would pass the declared size.
 
+use super::source::{inflate_entry, BlockReader, Source, CHUNK};
 use super::{Dump, DumpErrorKind, Record, RecordKind, RECORD_SIZE};
-use std::io::Read;
 
 /// Cap on the decompressed command array (N × 9 bytes): 1.86 M records, 35× the most any
 /// shared dump has (53 716). README "Limits"; tested by `tests/limits.rs`.
@@ -33,48 +33,49 @@ type Res<T> = Result<T, DumpErrorKind>;
 /// Plain `.ppdmp` or zip, by content (PPSSPP identifies both by magic).
 pub(super) fn parse_any(bytes: &[u8]) -> Res<Dump> {
     if bytes.starts_with(b"PK") {
-        let inner = extract_from_zip(bytes)?;
-        parse(&inner)
+        parse_zip(bytes)
     } else {
-        parse(bytes)
+        parse(&mut Source::Whole(bytes))
     }
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
+struct Cursor<'s, 'a> {
+    src: &'s mut Source<'a>,
     pos: usize,
 }
 
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: u64, what: &'static str) -> Res<&'a [u8]> {
-        let truncated =
-            DumpErrorKind::Truncated { what, offset: self.pos as u64, needed: n, len: self.bytes.len() as u64 };
-        let n = usize::try_from(n).map_err(|_| truncated_clone(&truncated))?;
-        let end = self.pos.checked_add(n).ok_or_else(|| truncated_clone(&truncated))?;
-        let s = self.bytes.get(self.pos..end).ok_or(truncated)?;
-        self.pos = end;
-        Ok(s)
+impl Cursor<'_, '_> {
+    /// The error for `n` bytes at `pos` that the file does not have (its length is
+    /// final: a stream has ended when `have` says no).
+    fn truncated(&mut self, n: u64, what: &'static str) -> DumpErrorKind {
+        DumpErrorKind::Truncated { what, offset: self.pos as u64, needed: n, len: self.src.total_len() as u64 }
+    }
+
+    /// The range of the next `n` bytes, once they are there.
+    fn take(&mut self, n: u64, what: &'static str) -> Res<std::ops::Range<usize>> {
+        let end = usize::try_from(n).ok().and_then(|n| self.pos.checked_add(n));
+        match end {
+            Some(end) if self.src.have(end) => {
+                let r = self.pos..end;
+                self.pos = end;
+                Ok(r)
+            }
+            _ => Err(self.truncated(n, what)),
+        }
     }
 
     fn u32(&mut self, what: &'static str) -> Res<u32> {
-        let b = self.take(4, what)?;
+        let r = self.take(4, what)?;
+        let b = &self.src.bytes()[r];
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 }
 
-fn truncated_clone(e: &DumpErrorKind) -> DumpErrorKind {
-    match e {
-        DumpErrorKind::Truncated { what, offset, needed, len } => {
-            DumpErrorKind::Truncated { what, offset: *offset, needed: *needed, len: *len }
-        }
-        _ => DumpErrorKind::Zip(String::new()),
-    }
-}
-
-/// Decode a plain `.ppdmp`.
-pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
-    let mut c = Cursor { bytes, pos: 0 };
+/// Decode a `.ppdmp` from `src`.
+fn parse(src: &mut Source<'_>) -> Res<Dump> {
+    let mut c = Cursor { src, pos: 0 };
     let magic = c.take(8, "header magic")?;
+    let magic = &c.src.bytes()[magic];
     if magic != MAGIC {
         return Err(DumpErrorKind::BadMagic { found: String::from_utf8_lossy(magic).into_owned() });
     }
@@ -85,7 +86,7 @@ pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
     // v2–v3: 12-byte header; v4+: 24 bytes with the game ID [PP Playback.cpp LoadReplay].
     let game_id = if version >= 4 {
         let id = c.take(12, "v4+ header game ID")?;
-        let id = &id[..9];
+        let id = &c.src.bytes()[id][..9];
         let len = id.iter().position(|&b| b == 0).unwrap_or(9);
         String::from_utf8_lossy(&id[..len]).into_owned()
     } else {
@@ -158,15 +159,24 @@ pub(super) fn validate_records(records: &[Record], pushbuf_len: usize) -> Res<()
     Ok(())
 }
 
-fn read_block(c: &mut Cursor<'_>, version: u32, expected: usize, block: &'static str) -> Res<Vec<u8>> {
+fn read_block(c: &mut Cursor<'_, '_>, version: u32, expected: usize, block: &'static str) -> Res<Vec<u8>> {
     let len = c.u32(block)?;
-    let offset = c.pos as u64;
-    let data = c.take(len as u64, block)?;
+    let offset = c.pos;
     if version < 5 {
-        snappy(data, expected, block, offset)
-    } else {
-        zstd(data, expected, block, offset)
+        let data = c.take(len as u64, block)?;
+        return snappy(&c.src.bytes()[data], expected, block, offset as u64);
     }
+    // zstd decodes the block while later bytes of a stream are still arriving; a block
+    // the file does not hold in full is a truncation, whatever the decoder made of it.
+    let Some(end) = offset.checked_add(len as usize) else {
+        return Err(c.truncated(len as u64, block));
+    };
+    let decoded = zstd(&mut BlockReader { src: c.src, pos: offset, end }, expected, block, offset as u64);
+    if decoded.is_err() && !c.src.have(end) {
+        return Err(c.truncated(len as u64, block));
+    }
+    c.pos = end;
+    decoded
 }
 
 fn snappy(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
@@ -236,20 +246,19 @@ fn zstd_frame_info(data: &[u8]) -> Option<ZstdFrameInfo> {
     Some(ZstdFrameInfo { window, content })
 }
 
-/// Decode every frame in `data` (like `ZSTD_decompress`) into exactly `expected` bytes.
-fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
+/// Decode every frame in `input` (like `ZSTD_decompress`) into exactly `expected` bytes.
+fn zstd(input: &mut BlockReader<'_, '_>, expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
     use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
     use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
     let corrupt = |msg: String| DumpErrorKind::Corrupt { block, offset, codec: "zstd", msg };
     let oversized = DumpErrorKind::Oversized { block, offset, codec: "zstd", expected: expected as u64 };
     // Grow with the real output instead of trusting the declared size up front.
     let mut out: Vec<u8> = Vec::with_capacity(expected.min(1 << 20));
-    let mut tmp = vec![0u8; 64 << 10];
-    let mut input = data;
     let mut dec = FrameDecoder::new();
     while !input.is_empty() {
         let remaining = (expected - out.len()) as u64;
-        if let Some(info) = zstd_frame_info(input) {
+        // 18 bytes: the longest frame header (RFC 8878 §3.1.1).
+        if let Some(info) = zstd_frame_info(input.peek(18)) {
             if info.content.is_some_and(|n| n > remaining) {
                 return Err(oversized);
             }
@@ -259,27 +268,27 @@ fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<V
                 return Err(corrupt(format!("window of {} bytes for at most {remaining} bytes of data", info.window)));
             }
         }
-        match dec.init(&mut input) {
+        match dec.init(&mut *input) {
             Ok(()) => {}
             Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
-                input = input.get(length as usize..).ok_or_else(|| corrupt("truncated skippable frame".into()))?;
+                let skip = usize::try_from(length).ok().and_then(|n| input.pos.checked_add(n));
+                match skip {
+                    Some(to) if to <= input.end => input.pos = to,
+                    _ => return Err(corrupt("truncated skippable frame".into())),
+                }
                 continue;
             }
             Err(e) => return Err(corrupt(e.to_string())),
         }
         let frame_start = out.len();
         loop {
-            dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBlocks(1)).map_err(|e| corrupt(e.to_string()))?;
-            loop {
-                let n = dec.read(&mut tmp).map_err(|e| corrupt(e.to_string()))?;
-                if n == 0 {
-                    break;
-                }
-                if out.len() + n > expected {
-                    return Err(oversized);
-                }
-                out.extend_from_slice(&tmp[..n]);
+            dec.decode_blocks(&mut *input, BlockDecodingStrategy::UptoBlocks(1)).map_err(|e| corrupt(e.to_string()))?;
+            // Drain what the decoder no longer needs for history, straight into `out`.
+            let n = dec.can_collect();
+            if out.len() + n > expected {
+                return Err(oversized);
             }
+            dec.collect_to_writer(&mut out).map_err(|e| corrupt(e.to_string()))?;
             if dec.is_finished() {
                 break;
             }
@@ -313,9 +322,10 @@ fn zstd_frame_info_content(dec: &ruzstd::decoding::FrameDecoder) -> Option<u64> 
     (n != 0).then_some(n)
 }
 
-/// The last `.ppdmp` entry of the central directory, skipping `__MACOSX/` and
-/// directories [PP Loaders.cpp DetectZipFileContents].
-fn extract_from_zip(bytes: &[u8]) -> Res<Vec<u8>> {
+/// Parse the last `.ppdmp` entry of the central directory, skipping `__MACOSX/` and
+/// directories [PP Loaders.cpp DetectZipFileContents], while it is being inflated
+/// (module `source`). An entry of one chunk or less is inflated first, without a thread.
+fn parse_zip(bytes: &[u8]) -> Res<Dump> {
     let zerr = |e: zip::result::ZipError| DumpErrorKind::Zip(e.to_string());
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(zerr)?;
     let mut chosen = None;
@@ -326,25 +336,32 @@ fn extract_from_zip(bytes: &[u8]) -> Res<Vec<u8>> {
             continue;
         }
         if lower.ends_with(".ppdmp") {
-            chosen = Some(i);
+            chosen = Some((i, f.size()));
         }
     }
-    let i = chosen.ok_or(DumpErrorKind::NoDumpInZip { entries: zip.len() })?;
-    let f = zip.by_index(i).map_err(zerr)?;
-    let name = f.name().to_string();
-    if f.size() > MAX_ZIP_ENTRY_BYTES {
-        return Err(DumpErrorKind::Zip(format!(
-            "entry {name:?} declares {} bytes, above the limit of {MAX_ZIP_ENTRY_BYTES}",
-            f.size()
-        )));
+    let (i, declared) = chosen.ok_or(DumpErrorKind::NoDumpInZip { entries: zip.len() })?;
+    let (tx, mut src) = Source::channel(declared.min(MAX_ZIP_ENTRY_BYTES) as usize);
+    if declared <= CHUNK as u64 {
+        // At most two chunks and an error: the channel holds them all.
+        inflate_entry(zip, i, MAX_ZIP_ENTRY_BYTES, &tx);
+        drop(tx);
+        parse_stream(&mut src)
+    } else {
+        std::thread::scope(|s| {
+            s.spawn(move || inflate_entry(zip, i, MAX_ZIP_ENTRY_BYTES, &tx));
+            parse_stream(&mut src)
+        })
     }
-    let declared = f.size();
-    let mut out = Vec::with_capacity(declared.min(64 << 20) as usize);
-    f.take(declared + 1).read_to_end(&mut out).map_err(|e| DumpErrorKind::Zip(format!("entry {name:?}: {e}")))?;
-    if out.len() as u64 != declared {
-        return Err(DumpErrorKind::Zip(format!("entry {name:?} holds {} bytes, declares {declared}", out.len())));
+}
+
+/// [`parse`] a stream, then drain it to its end (the producer may still be sending): the
+/// producer's error wins, as it would have come before anything was parsed.
+fn parse_stream(src: &mut Source<'_>) -> Res<Dump> {
+    let parsed = parse(src);
+    match src.finish() {
+        Some(e) => Err(e),
+        None => parsed,
     }
-    Ok(out)
 }
 
 /// Bytes of `id` the 9-byte header field takes: whole characters only, so a game ID read
@@ -408,16 +425,91 @@ mod tests {
         assert_eq!(game_id_len(""), 0);
     }
 
+    fn zstd_slice(data: &[u8], expected: usize) -> Res<Vec<u8>> {
+        let mut src = Source::Whole(data);
+        zstd(&mut BlockReader { src: &mut src, pos: 0, end: data.len() }, expected, "b", 0)
+    }
+
     #[test]
     fn zstd_roundtrip_and_empty() {
         use ruzstd::encoding::{compress_to_vec, CompressionLevel};
         for data in [vec![], vec![7u8; 300_000], (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect()] {
             let c = compress_to_vec(&data[..], CompressionLevel::Fastest);
-            assert_eq!(zstd(&c, data.len(), "b", 0).unwrap(), data);
+            assert_eq!(zstd_slice(&c, data.len()).unwrap(), data);
             if !data.is_empty() {
-                assert!(matches!(zstd(&c, data.len() - 1, "b", 0), Err(DumpErrorKind::Oversized { .. })));
-                assert!(matches!(zstd(&c, data.len() + 1, "b", 0), Err(DumpErrorKind::SizeMismatch { .. })));
+                assert!(matches!(zstd_slice(&c, data.len() - 1), Err(DumpErrorKind::Oversized { .. })));
+                assert!(matches!(zstd_slice(&c, data.len() + 1), Err(DumpErrorKind::SizeMismatch { .. })));
             }
+        }
+    }
+
+    /// `bytes` parsed from a stream fed `chunk` bytes at a time by another thread, which
+    /// ends with a zip error after `fail_after` chunks when given.
+    fn streamed(bytes: &[u8], chunk: usize, fail_after: Option<usize>) -> Result<Dump, String> {
+        let (tx, mut src) = Source::channel(0);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                for (k, piece) in bytes.chunks(chunk).enumerate() {
+                    if fail_after == Some(k) || tx.send(Ok(piece.to_vec())).is_err() {
+                        break;
+                    }
+                }
+                if fail_after.is_some() {
+                    let _ = tx.send(Err(DumpErrorKind::Zip("stop".into())));
+                }
+            });
+            parse_stream(&mut src).map_err(|e| e.to_string())
+        })
+    }
+
+    fn whole(bytes: &[u8]) -> Result<Dump, String> {
+        parse(&mut Source::Whole(bytes)).map_err(|e| e.to_string())
+    }
+
+    /// A dump whose pushbuf ends with `noise` (incompressible: several zstd blocks).
+    fn noisy_dump(noise: &[u8]) -> Vec<u8> {
+        let mut pushbuf = vec![0u8; 2048];
+        pushbuf.extend_from_slice(&[0, 0, 0, 0, 0, 2, 0, 0, 3, 0, 0, 0]);
+        pushbuf.extend_from_slice(noise);
+        let records = vec![
+            Record { kind: RecordKind::Init, ptr: 0, sz: 2048 },
+            Record { kind: RecordKind::Display, ptr: 2048, sz: 12 },
+        ];
+        write_v6(&Dump { version: 6, game_id: "NOISE".into(), records, pushbuf })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// The parser reads a stream exactly like the whole file, wherever chunks split it,
+        /// with the file whole, cut short, or with one byte changed (in the header, the
+        /// command block, anywhere in the pushbuf block up to its last byte); a zip error
+        /// ending the stream wins over whatever the parser found or made.
+        #[test]
+        fn streams_parse_like_whole_files(
+            noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300_000),
+            chunk in proptest::prop_oneof![1usize..40, 40usize..200_000],
+            edit in 0u8..4,
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            xor in 1u8..=255,
+            fail_after in proptest::option::of(0usize..12),
+        ) {
+            let mut bytes = noisy_dump(&noise);
+            let at = at.index(bytes.len());
+            match edit {
+                0 => bytes.truncate(at),
+                1 => bytes[at] ^= xor,
+                2 => *bytes.last_mut().unwrap() ^= xor,
+                _ => {}
+            }
+            // Chunks of one byte make 300 000 messages: only for a short prefix.
+            let bytes = if chunk < 40 { &bytes[..bytes.len().min(4096)] } else { &bytes[..] };
+            let expected = match fail_after {
+                Some(_) => Err("zip archive: stop".to_string()),
+                None => whole(bytes),
+            };
+            let got = streamed(bytes, chunk, fail_after);
+            // Not prop_assert_eq: a dump's debug print is its whole pushbuf.
+            proptest::prop_assert!(got == expected, "{:?} != {:?}", got.err(), expected.err());
         }
     }
 }
