@@ -10,6 +10,10 @@
 //! Hostile input: `N × 9` and `B` are capped before allocating, zstd frames declaring a
 //! window or content size beyond what is still expected are refused up front, and
 //! decoding stops as soon as the output would pass the declared size.
+//!
+//! A zip entry is parsed while another thread is still inflating it (`source`): zstd
+//! blocks are decoded from the bytes that have arrived, with the same bytes, errors and
+//! limits as from a whole buffer.
 
 use super::source::{inflate_entry, BlockReader, Source, CHUNK};
 use super::{Dump, DumpErrorKind, Record, RecordKind, RECORD_SIZE};
@@ -340,7 +344,8 @@ fn parse_zip(bytes: &[u8]) -> Res<Dump> {
         }
     }
     let (i, declared) = chosen.ok_or(DumpErrorKind::NoDumpInZip { entries: zip.len() })?;
-    let (tx, mut src) = Source::channel(declared.min(MAX_ZIP_ENTRY_BYTES) as usize);
+    // Nothing is reserved for an entry above the cap: the producer refuses it first.
+    let (tx, mut src) = Source::channel(if declared > MAX_ZIP_ENTRY_BYTES { 0 } else { declared as usize });
     if declared <= CHUNK as u64 {
         // At most two chunks and an error: the channel holds them all.
         inflate_entry(zip, i, MAX_ZIP_ENTRY_BYTES, &tx);
