@@ -14,6 +14,8 @@
 //!   uploads happen immediately.
 //! * `step` — the same replay shown word by word to a hook that may stop it (draw `N`,
 //!   pushbuf offset): the frame debugger's stepping.
+//! * `source` — the bytes the container parser reads: a whole file, or a zip entry still
+//!   being inflated on another thread.
 //! * `mapping` — a bookkeeping-only model of PPSSPP's pushbuf-to-RAM slabs, used to find
 //!   the sync points. The data itself is mapped contiguously at [`PUSHBUF_ADDR`].
 
@@ -21,6 +23,7 @@ mod container;
 mod mapping;
 mod record;
 mod replay;
+mod source;
 mod step;
 
 use std::path::{Path, PathBuf};

@@ -231,3 +231,77 @@ fn replay_of_a_hostile_stream_names_the_record() {
         Ok(_) => panic!("replay should fail on an unmapped vertex address"),
     }
 }
+
+/// A dump whose pushbuf holds 600 KiB of random bytes: its zip entry is far above one
+/// 64 KiB chunk, so it is inflated on a thread while the blocks are decoded.
+fn big_dump() -> Vec<u8> {
+    use proptest::prelude::Rng;
+    let mut rng = proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha);
+    let mut d = minimal();
+    let mut noise = vec![0u8; 600 << 10];
+    rng.fill_bytes(&mut noise);
+    d.pushbuf.extend_from_slice(&noise);
+    d.to_bytes()
+}
+
+fn outcome(bytes: &[u8]) -> Result<(Vec<Record>, Vec<u8>), String> {
+    Dump::parse(bytes).map(|d| (d.records, d.pushbuf)).map_err(|e| e.to_string())
+}
+
+#[test]
+fn zipped_dumps_open_like_their_plain_bytes() {
+    let plain = big_dump();
+    let zipped = ge::fuzzing::zip_dump(&plain);
+    assert!(zipped.len() > 512 << 10);
+    assert!(outcome(&zipped) == outcome(&plain) && outcome(&plain).is_ok());
+    // Corrupt last bytes of the pushbuf block, and truncations inside each block: the
+    // error found while the entry is still inflating is the plain file's, offsets and all.
+    let mut variants = Vec::new();
+    for xor in [0x01u8, 0x80] {
+        let mut v = plain.clone();
+        *v.last_mut().unwrap() ^= xor;
+        variants.push(v);
+    }
+    // A block the file holds only in part is a truncation naming the block's start and
+    // length (§2), not what the decoder made of the part it had.
+    let u32_at = |at: usize| u32::from_le_bytes(plain[at..at + 4].try_into().unwrap()) as u64;
+    let (c1, c1_len) = (36u64, u32_at(32));
+    let (c2, c2_len) = (c1 + c1_len + 4, u32_at((c1 + c1_len) as usize));
+    for (cut, block, at, needed) in [
+        (c1 + 1, "command block", c1, c1_len),
+        (c1 + c1_len - 1, "command block", c1, c1_len),
+        (c2 + 7, "pushbuf block", c2, c2_len),
+        (c2 + c2_len / 2, "pushbuf block", c2, c2_len),
+        (c2 + c2_len - 1, "pushbuf block", c2, c2_len),
+    ] {
+        let v = plain[..cut as usize].to_vec();
+        let e = Dump::parse(&v).unwrap_err();
+        assert!(
+            matches!(e.kind, DumpErrorKind::Truncated { what, offset, needed: n, len }
+                if what == block && offset == at && n == needed && len == cut),
+            "cut {cut}: {e}"
+        );
+        variants.push(v);
+    }
+    for v in variants {
+        let e = outcome(&v).expect_err("a corrupt or cut dump fails");
+        assert!(e.contains("byte offset"), "{e}");
+        assert_eq!(outcome(&ge::fuzzing::zip_dump(&v)).unwrap_err(), e);
+    }
+}
+
+#[test]
+fn a_corrupt_zip_entry_is_a_zip_error_wherever_the_parser_is() {
+    let zipped = ge::fuzzing::zip_dump(&big_dump());
+    // Bytes inside the entry's deflate data (after the 30-byte local header and the
+    // name): near its start, middle and end. The zip layer's error (CRC, deflate or
+    // length) wins over whatever the parser made of the changed bytes.
+    let data_start = 30 + "dump.ppdmp".len();
+    let data_end = zipped.len() - 200;
+    for at in [data_start + 100, (data_start + data_end) / 2, data_end - 100] {
+        let mut z = zipped.clone();
+        z[at] ^= 0x10;
+        let e = Dump::parse(&z).unwrap_err();
+        assert!(matches!(e.kind, DumpErrorKind::Zip(_)), "byte {at}: {e}");
+    }
+}

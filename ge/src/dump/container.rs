@@ -10,9 +10,13 @@
 //! Hostile input: `N × 9` and `B` are capped before allocating, zstd frames declaring a
 //! window or content size beyond what is still expected are refused up front, and
 //! decoding stops as soon as the output would pass the declared size.
+//!
+//! A zip entry is parsed while another thread is still inflating it (`source`): zstd
+//! blocks are decoded from the bytes that have arrived, with the same bytes, errors and
+//! limits as from a whole buffer.
 
+use super::source::{inflate_entry, BlockReader, Source, CHUNK};
 use super::{Dump, DumpErrorKind, Record, RecordKind, RECORD_SIZE};
-use std::io::Read;
 
 /// Cap on the decompressed command array (N × 9 bytes): 1.86 M records, 35× the most any
 /// shared dump has (53 716). README "Limits"; tested by `tests/limits.rs`.
@@ -33,48 +37,59 @@ type Res<T> = Result<T, DumpErrorKind>;
 /// Plain `.ppdmp` or zip, by content (PPSSPP identifies both by magic).
 pub(super) fn parse_any(bytes: &[u8]) -> Res<Dump> {
     if bytes.starts_with(b"PK") {
-        let inner = extract_from_zip(bytes)?;
-        parse(&inner)
+        parse_zip(bytes)
     } else {
-        parse(bytes)
+        parse(&mut Source::Whole(bytes))
     }
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
+struct Cursor<'s, 'a> {
+    src: &'s mut Source<'a>,
     pos: usize,
 }
 
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: u64, what: &'static str) -> Res<&'a [u8]> {
-        let truncated =
-            DumpErrorKind::Truncated { what, offset: self.pos as u64, needed: n, len: self.bytes.len() as u64 };
-        let n = usize::try_from(n).map_err(|_| truncated_clone(&truncated))?;
-        let end = self.pos.checked_add(n).ok_or_else(|| truncated_clone(&truncated))?;
-        let s = self.bytes.get(self.pos..end).ok_or(truncated)?;
-        self.pos = end;
-        Ok(s)
+impl Cursor<'_, '_> {
+    /// The error for `n` bytes at `pos` that the file does not have (its length is
+    /// final: a stream has ended when `have` says no).
+    fn truncated(&mut self, n: u64, what: &'static str) -> DumpErrorKind {
+        DumpErrorKind::Truncated { what, offset: self.pos as u64, needed: n, len: self.src.total_len() as u64 }
+    }
+
+    /// The range of the next `n` bytes, once they are there.
+    fn take(&mut self, n: u64, what: &'static str) -> Res<std::ops::Range<usize>> {
+        let end = usize::try_from(n).ok().and_then(|n| self.pos.checked_add(n));
+        match end {
+            Some(end) if self.src.have(end) => {
+                let r = self.pos..end;
+                self.pos = end;
+                Ok(r)
+            }
+            _ => Err(self.truncated(n, what)),
+        }
     }
 
     fn u32(&mut self, what: &'static str) -> Res<u32> {
-        let b = self.take(4, what)?;
+        let r = self.take(4, what)?;
+        let b = &self.src.bytes()[r];
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 }
 
-fn truncated_clone(e: &DumpErrorKind) -> DumpErrorKind {
-    match e {
-        DumpErrorKind::Truncated { what, offset, needed, len } => {
-            DumpErrorKind::Truncated { what, offset: *offset, needed: *needed, len: *len }
-        }
-        _ => DumpErrorKind::Zip(String::new()),
-    }
+/// A zstd command block of at least this many compressed bytes is decoded on its own
+/// thread beside the pushbuf block: 7–9% of the opening thread's work on 11216, 21763
+/// and 21776 (callgrind), well above the cost of a thread.
+const SPLIT_COMMAND_BLOCK: usize = 8 << 10;
+
+/// Decode a `.ppdmp` from `src`.
+fn parse(src: &mut Source<'_>) -> Res<Dump> {
+    parse_with(src, SPLIT_COMMAND_BLOCK)
 }
 
-/// Decode a plain `.ppdmp`.
-pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
-    let mut c = Cursor { bytes, pos: 0 };
+/// [`parse`], splitting off zstd command blocks of `split` compressed bytes or more.
+fn parse_with(src: &mut Source<'_>, split: usize) -> Res<Dump> {
+    let mut c = Cursor { src, pos: 0 };
     let magic = c.take(8, "header magic")?;
+    let magic = &c.src.bytes()[magic];
     if magic != MAGIC {
         return Err(DumpErrorKind::BadMagic { found: String::from_utf8_lossy(magic).into_owned() });
     }
@@ -85,7 +100,7 @@ pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
     // v2–v3: 12-byte header; v4+: 24 bytes with the game ID [PP Playback.cpp LoadReplay].
     let game_id = if version >= 4 {
         let id = c.take(12, "v4+ header game ID")?;
-        let id = &id[..9];
+        let id = &c.src.bytes()[id][..9];
         let len = id.iter().position(|&b| b == 0).unwrap_or(9);
         String::from_utf8_lossy(&id[..len]).into_owned()
     } else {
@@ -112,8 +127,7 @@ pub(super) fn parse(bytes: &[u8]) -> Res<Dump> {
             limit: MAX_PUSHBUF_BYTES,
         });
     }
-    let cmds = read_block(&mut c, version, cmd_bytes as usize, "command block")?;
-    let pushbuf = read_block(&mut c, version, bufsz as usize, "pushbuf block")?;
+    let (cmds, pushbuf) = read_blocks(&mut c, version, cmd_bytes as usize, bufsz as usize, split)?;
 
     let records = decode_records(&cmds);
     validate_records(&records, pushbuf.len())?;
@@ -158,15 +172,55 @@ pub(super) fn validate_records(records: &[Record], pushbuf_len: usize) -> Res<()
     Ok(())
 }
 
-fn read_block(c: &mut Cursor<'_>, version: u32, expected: usize, block: &'static str) -> Res<Vec<u8>> {
-    let len = c.u32(block)?;
-    let offset = c.pos as u64;
-    let data = c.take(len as u64, block)?;
-    if version < 5 {
-        snappy(data, expected, block, offset)
-    } else {
-        zstd(data, expected, block, offset)
+/// The command and pushbuf blocks. A zstd command block of `split` compressed bytes or
+/// more is decoded from a copy on a second thread while this one decodes the pushbuf
+/// block; its errors still come first, as when the blocks are decoded in file order.
+fn read_blocks(
+    c: &mut Cursor<'_, '_>,
+    version: u32,
+    cmd_len: usize,
+    push_len: usize,
+    split: usize,
+) -> Res<(Vec<u8>, Vec<u8>)> {
+    const CMD: &str = "command block";
+    if version >= 5 {
+        let at = c.pos;
+        let len = c.u32(CMD)?;
+        if len as usize >= split {
+            let offset = c.pos as u64;
+            let data = c.take(len as u64, CMD)?;
+            let data = c.src.bytes()[data].to_vec();
+            return std::thread::scope(|s| {
+                let cmds = s.spawn(|| zstd_whole(&data, cmd_len, CMD, offset));
+                let pushbuf = read_block(c, version, push_len, "pushbuf block");
+                let cmds = cmds.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+                Ok((cmds, pushbuf?))
+            });
+        }
+        c.pos = at;
     }
+    let cmds = read_block(c, version, cmd_len, CMD)?;
+    Ok((cmds, read_block(c, version, push_len, "pushbuf block")?))
+}
+
+fn read_block(c: &mut Cursor<'_, '_>, version: u32, expected: usize, block: &'static str) -> Res<Vec<u8>> {
+    let len = c.u32(block)?;
+    let offset = c.pos;
+    if version < 5 {
+        let data = c.take(len as u64, block)?;
+        return snappy(&c.src.bytes()[data], expected, block, offset as u64);
+    }
+    // zstd decodes the block while later bytes of a stream are still arriving; a block
+    // the file does not hold in full is a truncation, whatever the decoder made of it.
+    let Some(end) = offset.checked_add(len as usize) else {
+        return Err(c.truncated(len as u64, block));
+    };
+    let decoded = zstd(&mut BlockReader { src: c.src, pos: offset, end }, expected, block, offset as u64);
+    if decoded.is_err() && !c.src.have(end) {
+        return Err(c.truncated(len as u64, block));
+    }
+    c.pos = end;
+    decoded
 }
 
 fn snappy(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
@@ -236,20 +290,19 @@ fn zstd_frame_info(data: &[u8]) -> Option<ZstdFrameInfo> {
     Some(ZstdFrameInfo { window, content })
 }
 
-/// Decode every frame in `data` (like `ZSTD_decompress`) into exactly `expected` bytes.
-fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
+/// Decode every frame in `input` (like `ZSTD_decompress`) into exactly `expected` bytes.
+fn zstd(input: &mut BlockReader<'_, '_>, expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
     use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
     use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
     let corrupt = |msg: String| DumpErrorKind::Corrupt { block, offset, codec: "zstd", msg };
     let oversized = DumpErrorKind::Oversized { block, offset, codec: "zstd", expected: expected as u64 };
     // Grow with the real output instead of trusting the declared size up front.
     let mut out: Vec<u8> = Vec::with_capacity(expected.min(1 << 20));
-    let mut tmp = vec![0u8; 64 << 10];
-    let mut input = data;
     let mut dec = FrameDecoder::new();
     while !input.is_empty() {
         let remaining = (expected - out.len()) as u64;
-        if let Some(info) = zstd_frame_info(input) {
+        // 18 bytes: the longest frame header (RFC 8878 §3.1.1).
+        if let Some(info) = zstd_frame_info(input.peek(18)) {
             if info.content.is_some_and(|n| n > remaining) {
                 return Err(oversized);
             }
@@ -259,27 +312,27 @@ fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<V
                 return Err(corrupt(format!("window of {} bytes for at most {remaining} bytes of data", info.window)));
             }
         }
-        match dec.init(&mut input) {
+        match dec.init(&mut *input) {
             Ok(()) => {}
             Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
-                input = input.get(length as usize..).ok_or_else(|| corrupt("truncated skippable frame".into()))?;
+                let skip = usize::try_from(length).ok().and_then(|n| input.pos.checked_add(n));
+                match skip {
+                    Some(to) if to <= input.end => input.pos = to,
+                    _ => return Err(corrupt("truncated skippable frame".into())),
+                }
                 continue;
             }
             Err(e) => return Err(corrupt(e.to_string())),
         }
         let frame_start = out.len();
         loop {
-            dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBlocks(1)).map_err(|e| corrupt(e.to_string()))?;
-            loop {
-                let n = dec.read(&mut tmp).map_err(|e| corrupt(e.to_string()))?;
-                if n == 0 {
-                    break;
-                }
-                if out.len() + n > expected {
-                    return Err(oversized);
-                }
-                out.extend_from_slice(&tmp[..n]);
+            dec.decode_blocks(&mut *input, BlockDecodingStrategy::UptoBlocks(1)).map_err(|e| corrupt(e.to_string()))?;
+            // Drain what the decoder no longer needs for history, straight into `out`.
+            let n = dec.can_collect();
+            if out.len() + n > expected {
+                return Err(oversized);
             }
+            dec.collect_to_writer(&mut out).map_err(|e| corrupt(e.to_string()))?;
             if dec.is_finished() {
                 break;
             }
@@ -307,15 +360,22 @@ fn zstd(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<V
     Ok(out)
 }
 
+/// [`zstd`] of a block held whole.
+fn zstd_whole(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
+    let mut src = Source::Whole(data);
+    zstd(&mut BlockReader { src: &mut src, pos: 0, end: data.len() }, expected, block, offset)
+}
+
 /// The content size a finished frame declared, if non-zero (ruzstd reports 0 for "absent").
 fn zstd_frame_info_content(dec: &ruzstd::decoding::FrameDecoder) -> Option<u64> {
     let n = dec.content_size();
     (n != 0).then_some(n)
 }
 
-/// The last `.ppdmp` entry of the central directory, skipping `__MACOSX/` and
-/// directories [PP Loaders.cpp DetectZipFileContents].
-fn extract_from_zip(bytes: &[u8]) -> Res<Vec<u8>> {
+/// Parse the last `.ppdmp` entry of the central directory, skipping `__MACOSX/` and
+/// directories [PP Loaders.cpp DetectZipFileContents], while it is being inflated
+/// (module `source`). An entry of one chunk or less is inflated first, without a thread.
+fn parse_zip(bytes: &[u8]) -> Res<Dump> {
     let zerr = |e: zip::result::ZipError| DumpErrorKind::Zip(e.to_string());
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(zerr)?;
     let mut chosen = None;
@@ -326,25 +386,33 @@ fn extract_from_zip(bytes: &[u8]) -> Res<Vec<u8>> {
             continue;
         }
         if lower.ends_with(".ppdmp") {
-            chosen = Some(i);
+            chosen = Some((i, f.size()));
         }
     }
-    let i = chosen.ok_or(DumpErrorKind::NoDumpInZip { entries: zip.len() })?;
-    let f = zip.by_index(i).map_err(zerr)?;
-    let name = f.name().to_string();
-    if f.size() > MAX_ZIP_ENTRY_BYTES {
-        return Err(DumpErrorKind::Zip(format!(
-            "entry {name:?} declares {} bytes, above the limit of {MAX_ZIP_ENTRY_BYTES}",
-            f.size()
-        )));
+    let (i, declared) = chosen.ok_or(DumpErrorKind::NoDumpInZip { entries: zip.len() })?;
+    // Nothing is reserved for an entry above the cap: the producer refuses it first.
+    let (tx, mut src) = Source::channel(if declared > MAX_ZIP_ENTRY_BYTES { 0 } else { declared as usize });
+    if declared <= CHUNK as u64 {
+        // At most two chunks and an error: the channel holds them all.
+        inflate_entry(zip, i, MAX_ZIP_ENTRY_BYTES, &tx);
+        drop(tx);
+        parse_stream(&mut src, SPLIT_COMMAND_BLOCK)
+    } else {
+        std::thread::scope(|s| {
+            s.spawn(move || inflate_entry(zip, i, MAX_ZIP_ENTRY_BYTES, &tx));
+            parse_stream(&mut src, SPLIT_COMMAND_BLOCK)
+        })
     }
-    let declared = f.size();
-    let mut out = Vec::with_capacity(declared.min(64 << 20) as usize);
-    f.take(declared + 1).read_to_end(&mut out).map_err(|e| DumpErrorKind::Zip(format!("entry {name:?}: {e}")))?;
-    if out.len() as u64 != declared {
-        return Err(DumpErrorKind::Zip(format!("entry {name:?} holds {} bytes, declares {declared}", out.len())));
+}
+
+/// [`parse_with`] a stream, then drain it to its end (the producer may still be sending):
+/// the producer's error wins, as it would have come before anything was parsed.
+fn parse_stream(src: &mut Source<'_>, split: usize) -> Res<Dump> {
+    let parsed = parse_with(src, split);
+    match src.finish() {
+        Some(e) => Err(e),
+        None => parsed,
     }
-    Ok(out)
 }
 
 /// Bytes of `id` the 9-byte header field takes: whole characters only, so a game ID read
@@ -408,16 +476,114 @@ mod tests {
         assert_eq!(game_id_len(""), 0);
     }
 
+    fn zstd_slice(data: &[u8], expected: usize) -> Res<Vec<u8>> {
+        zstd_whole(data, expected, "b", 0)
+    }
+
     #[test]
     fn zstd_roundtrip_and_empty() {
         use ruzstd::encoding::{compress_to_vec, CompressionLevel};
         for data in [vec![], vec![7u8; 300_000], (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect()] {
             let c = compress_to_vec(&data[..], CompressionLevel::Fastest);
-            assert_eq!(zstd(&c, data.len(), "b", 0).unwrap(), data);
+            assert_eq!(zstd_slice(&c, data.len()).unwrap(), data);
             if !data.is_empty() {
-                assert!(matches!(zstd(&c, data.len() - 1, "b", 0), Err(DumpErrorKind::Oversized { .. })));
-                assert!(matches!(zstd(&c, data.len() + 1, "b", 0), Err(DumpErrorKind::SizeMismatch { .. })));
+                assert!(matches!(zstd_slice(&c, data.len() - 1), Err(DumpErrorKind::Oversized { .. })));
+                assert!(matches!(zstd_slice(&c, data.len() + 1), Err(DumpErrorKind::SizeMismatch { .. })));
             }
+        }
+    }
+
+    /// `bytes` parsed from a stream fed `chunk` bytes at a time by another thread, which
+    /// ends with a zip error after `fail_after` chunks when given; zstd command blocks of
+    /// `split` bytes or more decoded on their own thread.
+    fn streamed(bytes: &[u8], chunk: usize, fail_after: Option<usize>, split: usize) -> Result<Dump, String> {
+        let (tx, mut src) = Source::channel(0);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                for (k, piece) in bytes.chunks(chunk).enumerate() {
+                    if fail_after == Some(k) || tx.send(Ok(piece.to_vec())).is_err() {
+                        break;
+                    }
+                }
+                if fail_after.is_some() {
+                    let _ = tx.send(Err(DumpErrorKind::Zip("stop".into())));
+                }
+            });
+            parse_stream(&mut src, split).map_err(|e| e.to_string())
+        })
+    }
+
+    /// The plain reading: the whole file, blocks decoded one after the other.
+    fn whole(bytes: &[u8]) -> Result<Dump, String> {
+        parse_with(&mut Source::Whole(bytes), usize::MAX).map_err(|e| e.to_string())
+    }
+
+    /// A dump whose pushbuf ends with `noise` (incompressible: several zstd blocks), with
+    /// a VERTICES record for each of `extra` (pointer, size; some outside the pushbuf).
+    fn noisy_dump(noise: &[u8], extra: &[(u32, u8)]) -> Vec<u8> {
+        let mut pushbuf = vec![0u8; 2048];
+        pushbuf.extend_from_slice(&[0, 0, 0, 0, 0, 2, 0, 0, 3, 0, 0, 0]);
+        pushbuf.extend_from_slice(noise);
+        let mut records = vec![Record { kind: RecordKind::Init, ptr: 0, sz: 2048 }];
+        let len = pushbuf.len() as u32 + 64;
+        records.extend(extra.iter().map(|&(p, sz)| Record { kind: RecordKind::Vertices, ptr: p % len, sz: sz.into() }));
+        records.push(Record { kind: RecordKind::Display, ptr: 2048, sz: 12 });
+        write_v6(&Dump { version: 6, game_id: "NOISE".into(), records, pushbuf })
+    }
+
+    #[test]
+    fn a_split_command_block_reports_its_error_first() {
+        let extra: Vec<(u32, u8)> = (0..2000u32).map(|i| (i.wrapping_mul(0x9E37_79B9), (i % 7) as u8)).collect();
+        let mut bytes = noisy_dump(&[0x5A; 1000], &extra);
+        let c1_len = u32::from_le_bytes(bytes[32..36].try_into().unwrap()) as usize;
+        assert!(c1_len > 1000);
+        // Both blocks bad: the command block's frame body changed, the pushbuf block cut short.
+        for b in &mut bytes[36 + 20..36 + c1_len - 4] {
+            *b ^= 0x33;
+        }
+        bytes.truncate(bytes.len() - 10);
+        let e = whole(&bytes).unwrap_err();
+        assert!(e.starts_with("command block"), "{e}");
+        for split in [0, usize::MAX] {
+            assert_eq!(streamed(&bytes, 4096, None, split), Err(e.clone()));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// The parser reads a stream exactly like the whole file, wherever chunks split it,
+        /// with the file whole, cut short, or with one byte changed (in the header, the
+        /// command block, anywhere in the pushbuf block up to its last byte); a zip error
+        /// ending the stream wins over whatever the parser found or made; a zstd command
+        /// block decoded on its own thread gives what decoding it first gives.
+        #[test]
+        fn streams_parse_like_whole_files(
+            noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300_000),
+            extra in proptest::collection::vec(proptest::prelude::any::<(u32, u8)>(), 0..400),
+            split in proptest::prop_oneof![proptest::strategy::Just(0usize), proptest::strategy::Just(usize::MAX)],
+            chunk in proptest::prop_oneof![1usize..40, 40usize..200_000],
+            edit in 0u8..4,
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            xor in 1u8..=255,
+            fail_after in proptest::option::of(0usize..12),
+        ) {
+            let mut bytes = noisy_dump(&noise, &extra);
+            let at = at.index(bytes.len());
+            match edit {
+                0 => bytes.truncate(at),
+                1 => bytes[at] ^= xor,
+                2 => *bytes.last_mut().unwrap() ^= xor,
+                _ => {}
+            }
+            // Chunks of one byte make 300 000 messages: only for a short prefix.
+            let bytes = if chunk < 40 { &bytes[..bytes.len().min(4096)] } else { &bytes[..] };
+            let expected = match fail_after {
+                Some(_) => Err("zip archive: stop".to_string()),
+                None => whole(bytes),
+            };
+            let got = streamed(bytes, chunk, fail_after, split);
+            // Not prop_assert_eq: a dump's debug print is its whole pushbuf.
+            proptest::prop_assert!(got == expected, "{:?} != {:?}", got.err(), expected.err());
         }
     }
 }
