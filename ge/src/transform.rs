@@ -131,6 +131,17 @@ pub enum ScreenSnap {
     ///
     /// Replaces "cut the f32 screen x to float24 and round up to 1/16", which got
     /// triangle-triangle right but measured 973 and 251 px on the other two.
+    ///
+    /// What is left in rendertarget-rendertarget (95 px, measured offline from the replay's
+    /// 4444 render target and the cube's texture coordinates): the cube's coverage equals
+    /// the PSP's everywhere; 48 px sample torus-silhouette texels next to the magenta clear,
+    /// 42 only torus texels, 5 four equal taps. 52 px turn right with the texel coordinate
+    /// moved 1–3/256 texel, 29 with no move up to 32/256 (so the torus texels differ
+    /// there). Ruled out there before this rule: the sample point (pixel centre is best by
+    /// far), the 4444 write (truncation; rounding 2 448 px), COLOUR_GRADIENT_BITS 10–22 and
+    /// AREA_RECIP_BITS 12–24 on the torus (≥ 244 px), a 10–23-bit perspective reciprocal,
+    /// uniform texel-coordinate biases (best 222). The bilinear per-pass rounding still
+    /// fits best (95 px; one rounding 124, v pass first 126).
     Float24Stages,
 }
 
