@@ -169,6 +169,12 @@ fn lerp(st: &TransformState, t: f32, a: &ClipVertex, b: &ClipVertex) -> Cv {
         c.stq[i] = f(a.stq[i], b.stq[i]);
     }
     c.fog = f(a.fog, b.fog);
+    // guess: a vertex made by clipping interpolates the staged values like the clip
+    // coordinates (no test clips a triangle the screenshots show).
+    c.xyw24 = match (a.xyw24, b.xyw24) {
+        (Some(p), Some(q)) => Some(std::array::from_fn(|i| f(p[i], q[i]))),
+        _ => None,
+    };
     let t8 = crate::transform::math::cvtt(t * 256.0) as u16 as i32;
     let li = |x: u8, y: u8| ((x as i32 * (256 - t8) + y as i32 * t8) / 256).clamp(0, 255) as u8;
     for i in 0..4 {

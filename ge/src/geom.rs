@@ -91,6 +91,10 @@ pub struct ClipVertex {
     pub color1: [u8; 3],
     /// Per-vertex fog factor (1 = no fog), unclamped.
     pub fog: f32,
+    /// The hardware model's x, y, w for the viewport mapping: world, view and projection
+    /// applied one after the other, each cut to float24 (`transform::ScreenSnap`); `None`
+    /// in the PPSSPP model and for immediate-mode vertices (the viewport maps `clip`).
+    pub xyw24: Option<[f32; 3]>,
 }
 
 /// A vertex in drawing coordinates, ready for rasterization.

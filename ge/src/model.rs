@@ -59,7 +59,7 @@ impl Model {
     /// How projected vertices land on the 1/16 px grid.
     pub fn screen_snap(self) -> ScreenSnap {
         match self {
-            Model::Hardware => ScreenSnap::Float24CutCeil,
+            Model::Hardware => ScreenSnap::Float24Stages,
             Model::Ppsspp => ScreenSnap::Ppsspp,
         }
     }

@@ -13,7 +13,11 @@
 //! applied to the world position when a point/spot light needs it), its skinning in
 //! the (non-JIT) vertex decoder, its `RSQRTPS`-based normalisations and its
 //! truncating float→int conversions (`math`). Where the hardware is known to differ
-//! the code follows PPSSPP and says so.
+//! the code follows PPSSPP and says so. The hardware model places vertices on the screen
+//! from its own float24 arithmetic ([`ScreenSnap::Float24Stages`]: world, view and
+//! projection one after the other, each cut to float24, the offset from the viewport
+//! centre truncated toward it); depth, clipping and the perspective weights keep the f32
+//! clip coordinates. It costs two more matrix products per vertex in that model only.
 
 mod light;
 pub(crate) mod math;
@@ -83,6 +87,8 @@ pub struct TransformState {
     skin_normal: bool,
     bones: [f32; 96],
     world: [f32; 12],
+    view: [f32; 12],
+    proj: [f32; 16],
     tgen: [f32; 12],
     /// `proj·view·world`, or `proj·view` when `clip_from_world`.
     clip_matrix: [f32; 16],
@@ -96,34 +102,84 @@ pub struct TransformState {
     pub snap: ScreenSnap,
 }
 
-/// How the viewport-mapped screen x, y (floats, px) become 1/16 px drawing coordinates.
+/// How a projected vertex lands on the 1/16 px grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScreenSnap {
-    /// `trunc(16·x + 0.375 − OFFSET)` in f32 [PP `TransformUnit.cpp` `ClipToScreenInternal`].
+    /// `trunc(16·x + 0.375 − OFFSET)` of the f32 viewport mapping
+    /// [PP `TransformUnit.cpp` `ClipToScreenInternal`].
     Ppsspp,
-    /// x cut to the GE's 24-bit float (low 8 mantissa bits dropped, toward zero), then
-    /// rounded up to the 1/16 grid: above 2048 px the cut already lands on the grid, below
-    /// it half steps round up. [HW triangle-triangle: its 14 edge pixels follow and MSE
-    /// 0.93 → 0.0004; reflection-reflection 6.18 → 3.57; rendertarget-rendertarget
-    /// 4.81 → 3.72.] A uniform 1/32 floor then ceiling, nearest float24, plain floor or
-    /// ceiling, or cutting the clip coordinates instead all score worse on these three.
-    Float24CutCeil,
+    /// The PSP: x, y and w come from world, view and projection applied one after the
+    /// other, each result cut to float24 ([`ClipVertex::xyw24`]); x·(1/w) and the viewport
+    /// scale are cut to float24 too (1/w first), and that offset from the viewport centre
+    /// is truncated **toward the centre** on the 1/16 grid ([`hardware_xy`]).
+    ///
+    /// Evidence (the hardware screenshots; unit test `hardware_viewport_stages_cut_to_float24`):
+    /// * triangle-triangle's corners and rendertarget-rendertarget's cube corners fit no
+    ///   rounding of the f32 position: triangle's third corner is 1 123.98/16 px left of
+    ///   the centre and the PSP puts it at 1 124, while the cube's corner B is 1 127.06/16
+    ///   left and the PSP puts it at 1 126 (its outline pixels decide all six corners to the
+    ///   1/16 px: F, C, B sit 1/16 px nearer the centre than the last rule put them). A
+    ///   search over float24 cut/nearest/f32 stages, per-operation cuts, three divide orders
+    ///   and five snaps (offline, from the vertices and matrices as the GE received them)
+    ///   fits all 18 corner coordinates only with cut stages and the toward-centre snap.
+    /// * Differing pixels against the PSP (last rule → this rule): reflection-reflection
+    ///   973 → 141, rendertarget-rendertarget 251 → 95; the other 25 screenshots and the
+    ///   7 401 readback lines are unchanged.
+    /// * Depth, clipping and the perspective weights keep the f32 clip coordinates: the
+    ///   cut z (or z over the cut w) loses 8 depth-precision readback lines; the cut w in
+    ///   the perspective weights scores 137 and 96 px, a wash.
+    ///
+    /// Replaces "cut the f32 screen x to float24 and round up to 1/16", which got
+    /// triangle-triangle right but measured 973 and 251 px on the other two.
+    ///
+    /// What is left in rendertarget-rendertarget (95 px, measured offline from the replay's
+    /// 4444 render target and the cube's texture coordinates): the cube's coverage equals
+    /// the PSP's everywhere; 48 px sample torus-silhouette texels next to the magenta clear,
+    /// 42 only torus texels, 5 four equal taps. 52 px turn right with the texel coordinate
+    /// moved 1–3/256 texel, 29 with no move up to 32/256 (so the torus texels differ
+    /// there). Ruled out there before this rule: the sample point (pixel centre is best by
+    /// far), the 4444 write (truncation; rounding 2 448 px), COLOUR_GRADIENT_BITS 10–22 and
+    /// AREA_RECIP_BITS 12–24 on the torus (≥ 244 px), a 10–23-bit perspective reciprocal,
+    /// uniform texel-coordinate biases (best 222). The bilinear per-pass rounding still
+    /// fits best (95 px; one rounding 124, v pass first 126).
+    Float24Stages,
 }
 
 impl ScreenSnap {
-    /// Screen coordinate `v` (px) minus `offset` (1/16 px) on the 1/16 grid.
+    /// PPSSPP's snap of screen coordinate `v` (px) minus `offset` (1/16 px).
     #[inline]
-    pub fn snap(self, v: f32, offset: i32) -> i32 {
-        match self {
-            ScreenSnap::Ppsspp => cvtt(v * 16.0 + 0.375 - offset as f32),
-            ScreenSnap::Float24CutCeil => {
-                let cut = f32::from_bits(v.to_bits() & 0xFFFF_FF00);
-                let c = (cut * 16.0 - offset as f32).ceil();
-                // NaN or out of range: the same "integer indefinite" as the PPSSPP snap.
-                cvtt(c)
-            }
-        }
+    pub fn ppsspp(v: f32, offset: i32) -> i32 {
+        cvtt(v * 16.0 + 0.375 - offset as f32)
     }
+}
+
+/// The PSP's clip x, y, w: world, view and projection applied one after the other, each
+/// result cut to float24 (see [`ScreenSnap::Float24Stages`]).
+fn staged_xyw(st: &TransformState, pos: [f32; 3]) -> [f32; 3] {
+    let cut = |v: [f32; 3]| v.map(float24_trunc);
+    let eye = cut(mul43(&st.view, cut(mul43(&st.world, pos))));
+    let c = mul44(&st.proj, eye);
+    [float24_trunc(c[0]), float24_trunc(c[1]), float24_trunc(c[3])]
+}
+
+/// The PSP's drawing position of a projected vertex in 1/16 px relative to OFFSET: the
+/// offset from the viewport centre, `cut(cut(x·cut(1/w))·scale)`, truncated toward the
+/// centre, plus the centre (see [`ScreenSnap::Float24Stages`]). Vertices without staged
+/// values (immediate mode) use their clip coordinates.
+pub fn hardware_xy(st: &TransformState, c: &ClipVertex) -> (i32, i32) {
+    let [x, y, w] = c.xyw24.unwrap_or([c.clip[0], c.clip[1], c.clip[3]]);
+    let r = float24_trunc(1.0 / w);
+    let axis = |v: f32, k: usize| {
+        let from_centre = cvtt(float24_trunc(float24_trunc(v * r) * st.scale[k]) * 16.0);
+        let centre = cvtt(st.center[k] * 16.0);
+        // NaN or out of range: the same "integer indefinite" as the PPSSPP snap.
+        if from_centre == i32::MIN || centre == i32::MIN {
+            i32::MIN
+        } else {
+            from_centre.wrapping_add(centre).wrapping_sub(st.offset[k])
+        }
+    };
+    (axis(x, 0), axis(y, 1))
 }
 
 impl TransformState {
@@ -207,6 +263,8 @@ impl TransformState {
             skin_normal: vtype.has_normal(),
             bones: mats.bones,
             world: mats.world,
+            view: mats.view,
+            proj: mats.proj,
             tgen: mats.tgen,
             clip_matrix,
             clip_from_world,
@@ -254,6 +312,7 @@ pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
         normal = [-normal[0], -normal[1], -normal[2]];
     }
     let mut world_pos = [0.0; 3];
+    let xyw24 = (st.snap == ScreenSnap::Float24Stages).then(|| staged_xyw(st, pos));
     let clip = if st.clip_from_world {
         world_pos = mul43(&st.world, pos);
         mul44(&st.clip_matrix, world_pos)
@@ -285,7 +344,7 @@ pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
         Some(l) => l.light(v.color, world_pos, world_normal),
         None => (v.color, [0; 3]),
     };
-    ClipVertex { clip, stq, color0, color1, fog }
+    ClipVertex { clip, stq, color0, color1, fog, xyw24 }
 }
 
 /// Through mode: x, y → 12.4 by truncation, z as an unsigned 16-bit value, w = 1,
@@ -325,8 +384,9 @@ pub fn float24_trunc(v: f32) -> f32 {
 /// 24-bit cut at 1810.003; likewise y at 1914.0005), and none follow with it at 1810.0.
 /// [HW textures/size "Texture h=512..32768 transform"]: the top corner at
 /// 2048 − 127.996 = 1920.0039 px samples rows 0, 1, 3, 7, 14, 28, 56, exactly as a corner at
-/// 1920 + 1/16 does. guess: triangles and lines keep PPSSPP's snap in the hardware model
-/// until their own evidence says otherwise (the screenshots do not improve with this one).
+/// 1920 + 1/16 does. Triangles, lines and points take [`hardware_xy`] (their own evidence,
+/// [`ScreenSnap::Float24Stages`]); guess: rectangles keep this rule, which fits their
+/// readback lines (no test compares the two on a rectangle).
 pub fn rectangle_corner(st: &TransformState, c: &ClipVertex) -> (SubPixel, SubPixel) {
     let [cx, cy, _, cw] = c.clip;
     let sx = float24_trunc(cx) * st.scale[0] / cw + st.center[0];
@@ -366,8 +426,10 @@ pub fn project(st: &TransformState, c: &ClipVertex, always_check: bool) -> (Scre
         // coordinates are not flagged (every comparison is false).
         outside = true;
     }
-    let x = st.snap.snap(sx, st.offset[0]);
-    let y = st.snap.snap(sy, st.offset[1]);
+    let (x, y) = match st.snap {
+        ScreenSnap::Ppsspp => (ScreenSnap::ppsspp(sx, st.offset[0]), ScreenSnap::ppsspp(sy, st.offset[1])),
+        ScreenSnap::Float24Stages => hardware_xy(st, c),
+    };
     // PPSSPP truncates depth to an integer; the hardware does not (its rule is still
     // unknown) [HW `depth/precision`, ge-reference §4.3].
     let z = cvtt_u16(sz) as f32;

@@ -104,6 +104,7 @@ impl ImmVertex {
             color0: self.color0,
             color1,
             fog: self.fog,
+            xyw24: None,
         };
         AsmVertex { clip, screen, outside: false, proj_id: 0 }
     }

@@ -323,25 +323,68 @@ fn hardware_rectangle_corner_textures_size() {
     assert_eq!(rectangle_corner(&st, &bottom_right), (SubPixel(4096), SubPixel(4096)));
 }
 
-/// triangle-triangle's three projected corners (the f32 viewport results, bit patterns)
-/// with OFFSETX/Y = 28928/30592. The PSP's positions are the only ±1/16 px variation of
-/// the corners under which pixel-centre coverage reproduces all of the screenshot's edge
-/// pixels (checked over all 729); PPSSPP's `trunc(16·x + 0.375)` misses three of the six.
+fn from_bits<const N: usize>(b: [u32; N]) -> [f32; N] {
+    b.map(f32::from_bits)
+}
+
+/// The PSP's corners in two screenshots, from the vertices and matrices as the GE received
+/// them (SDK viewport, OFFSET 28928/30592): triangle-triangle's three corners (every edge
+/// pixel follows them) and the six visible corners of rendertarget-rendertarget's cube
+/// (its outline pixels allow exactly these). The f32 positions fit no single rounding:
+/// triangle's third corner is 1 123.98/16 px left of the centre and lands at 1 124, the
+/// cube's B is 1 127.06/16 px left and lands at 1 126.
 #[test]
-fn hardware_snap_cuts_to_float24_and_rounds_up() {
-    let corners = [
-        ((0x4502_7298, 0x44FC_1D65), (4466, 1679), (4466, 1679)),
-        ((0x44FE_FD1F, 0x4504_63E3), (3711, 3299), (3710, 3300)),
-        ((0x44F7_380B, 0x44FE_FD2C), (2716, 2047), (2716, 2046)),
+fn hardware_viewport_stages_cut_to_float24() {
+    let mut regs = sdk_regs();
+    regs.set(op::LIGHTINGENABLE, 0);
+    let triangle = Matrices {
+        world: from_bits([
+            0x3F1F2100, 0x3F488800, 0, 0xBF488800, 0x3F1F2100, 0, 0, 0, 0x3F800000, 0x43700000, 0x43080000, 0,
+        ]),
+        view: IDENTITY_4X3,
+        proj: from_bits([
+            0x3B888800, 0, 0, 0, 0, 0xBBF0F000, 0, 0, 0, 0, 0xBF800000, 0, 0xBF800000, 0x3F800000, 0, 0x3F800000,
+        ]),
+        ..identity()
+    };
+    let cube = Matrices {
+        world: from_bits([
+            0x3EF29800, 0x3F601100, 0x3DC67200, 0xBF1FCD00, 0x3E832F00, 0x3F3CEF00, 0x3F1F0300, 0xBED20200, 0x3F2AF300,
+            0, 0, 0,
+        ]),
+        view: from_bits([0x3F800000, 0, 0, 0, 0x3F800000, 0, 0, 0, 0x3F800000, 0, 0, 0xC0200000]),
+        proj: from_bits([0x3F3BAA00, 0, 0, 0, 0, 0x3FA6D000, 0, 0, 0, 0, 0xBF802000, 0xBF800000, 0, 0, 0xBF801000, 0]),
+        ..identity()
+    };
+    // (matrices, position, the PSP's corner, the same snap of the f32 product instead).
+    type Corner<'a> = (&'a Matrices, [f32; 3], (i32, i32), (i32, i32));
+    let corners: [Corner; 9] = [
+        (&triangle, [0.0, -50.0, 0.0], (4466, 1679), (4466, 1679)),
+        (&triangle, [50.0, 50.0, 0.0], (3711, 3299), (3711, 3299)),
+        (&triangle, [-50.0, 50.0, 0.0], (2716, 2047), (2717, 2047)),
+        (&cube, [-1.0, -1.0, 1.0], (4654, 3815), (4654, 3815)),
+        (&cube, [-1.0, 1.0, 1.0], (2714, 4626), (2713, 4626)),
+        (&cube, [1.0, 1.0, 1.0], (5168, 126), (5168, 126)),
+        (&cube, [1.0, -1.0, 1.0], (5796, 1937), (5796, 1937)),
+        (&cube, [1.0, 1.0, -1.0], (2910, 303), (2910, 303)),
+        (&cube, [-1.0, 1.0, -1.0], (1925, 2410), (1925, 2410)),
     ];
-    for ((x, y), psp, ppsspp) in corners {
-        let (x, y) = (f32::from_bits(x), f32::from_bits(y));
-        let snap = |s: ScreenSnap| (s.snap(x, 28928), s.snap(y, 30592));
-        assert_eq!(snap(ScreenSnap::Float24CutCeil), psp, "hardware for ({x}, {y})");
-        assert_eq!(snap(ScreenSnap::Ppsspp), ppsspp, "PPSSPP for ({x}, {y})");
+    for (m, pos, psp, f32_product) in corners {
+        let mut st = TransformState::decode(&regs, m, &vt(0), RsqrtRule::Exact);
+        st.snap = ScreenSnap::Float24Stages;
+        let c = transform_vertex(&st, &vert(pos));
+        let s = to_screen(&st, &c);
+        assert_eq!((s.x.0, s.y.0), psp, "hardware for {pos:?}");
+        let unstaged = ClipVertex { xyw24: None, ..c };
+        assert_eq!(hardware_xy(&st, &unstaged), f32_product, "f32 product for {pos:?}");
     }
-    // Above 2048 px the cut is already on the 1/16 grid; below it a half step rounds up.
-    assert_eq!(ScreenSnap::Float24CutCeil.snap(2048.0 + 15.9 / 16.0, 0), 2048 * 16 + 15);
-    assert_eq!(ScreenSnap::Float24CutCeil.snap(2047.0 + 1.0 / 32.0, 0), 2047 * 16 + 1);
-    assert_eq!(ScreenSnap::Float24CutCeil.snap(f32::NAN, 0), i32::MIN);
+    // Toward the centre on both sides: 15.5/16 and 16.5/16 of a 1/16 px step.
+    let st = TransformState::decode(&sdk_regs(), &identity(), &vt(0), RsqrtRule::Exact);
+    let at = |x: f32| hardware_xy(&st, &ClipVertex { xyw24: Some([x, 0.0, 1.0]), ..Default::default() }).0;
+    let step = 1.0 / 16.0 / 240.0;
+    assert_eq!(at(15.5 / 16.0 * step), 240 * 16);
+    assert_eq!(at(-15.5 / 16.0 * step), 240 * 16);
+    assert_eq!(at(17.0 / 16.0 * step), 240 * 16 + 1);
+    assert_eq!(at(-17.0 / 16.0 * step), 240 * 16 - 1);
+    assert_eq!(at(f32::NAN), i32::MIN);
 }
