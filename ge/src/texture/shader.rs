@@ -177,7 +177,7 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
         *o = match last {
             Some((at, c)) if at == uv => c,
             _ => {
-                let c = finish(F::texel(&l.src, uv.0, uv.1));
+                let c = finish(F::fetch(&l.src, uv.0, uv.1));
                 last = Some((uv, c));
                 c
             }
