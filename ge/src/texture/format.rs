@@ -370,12 +370,12 @@ impl Format for FClut4 {
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.lookup(clut4_raw(src, u, v) as u32)
     }
-    #[inline]
+    #[inline(always)]
     fn fetch(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         let raw = clut4_raw(src, u, v);
         src.table().map_or_else(|| src.lookup(raw as u32), |t| t.rgba[raw as usize])
     }
-    #[inline]
+    #[inline(always)]
     fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
         let raw = clut4_raw(src, u, v);
         src.table().map_or_else(|| spread(src.lookup(raw as u32)), |t| t.wide[raw as usize])
@@ -386,12 +386,12 @@ impl Format for FClut8 {
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.lookup(clut8_raw(src, u, v) as u32)
     }
-    #[inline]
+    #[inline(always)]
     fn fetch(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         let raw = clut8_raw(src, u, v);
         src.table().map_or_else(|| src.lookup(raw as u32), |t| t.rgba[raw as usize])
     }
-    #[inline]
+    #[inline(always)]
     fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
         let raw = clut8_raw(src, u, v);
         src.table().map_or_else(|| spread(src.lookup(raw as u32)), |t| t.wide[raw as usize])
