@@ -686,14 +686,19 @@ impl Tri {
             if persp {
                 // [PP GetTextureCoordinatesProj]: weights w·(1/w), q interpolated with them
                 // (q = 1 without projection gives the plain sum bit for bit).
+                // Lane arrays, the reciprocal's rounding rule applied after the four
+                // divides, so the lanes vectorise (same operations, same order per lane).
                 let wq: [[f32; 4]; 3] = std::array::from_fn(|k| wf[k].map(|v| v * self.inv_w[k]));
-                for l in 0..4 {
-                    let qr = self
-                        .persp_recip
-                        .apply(1.0f32 / ((wq[0][l] * self.q[0] + wq[1][l] * self.q[1] + wq[2][l] * self.q[2]) * 1.0));
-                    s[l] = (wq[0][l] * self.s[0] + wq[1][l] * self.s[1] + wq[2][l] * self.s[2]) * qr;
-                    t[l] = (wq[0][l] * self.t[0] + wq[1][l] * self.t[1] + wq[2][l] * self.t[2]) * qr;
+                let sum = |a: [f32; 3]| -> [f32; 4] {
+                    std::array::from_fn(|l| wq[0][l] * a[0] + wq[1][l] * a[1] + wq[2][l] * a[2])
+                };
+                let mut qr = sum(self.q).map(|q| 1.0f32 / q);
+                if self.persp_recip != PerspRecip::F32 {
+                    qr = qr.map(|r| self.persp_recip.apply(r));
                 }
+                let (sq, tq) = (sum(self.s), sum(self.t));
+                s = std::array::from_fn(|l| sq[l] * qr[l]);
+                t = std::array::from_fn(|l| tq[l] * qr[l]);
             } else {
                 s = lerp(self.s);
                 t = lerp(self.t);
