@@ -528,6 +528,17 @@ fn sample_fmt<F: Format>(
     sample_levels::<F>(st, mem, &l0, s, t, mask, lod, out);
 }
 
+/// One fragment of level `l`, bilinear or nearest. Always inlined: as a closure in
+/// [`sample_levels`] it stayed a call per fragment and level (21763's mipmapped draws).
+#[inline(always)]
+fn filter_one<F: Format>(l: &Level, s: f32, t: f32, linear: bool) -> [u8; 4] {
+    if linear {
+        filter::bilinear::<F>(l, s, t)
+    } else {
+        filter::nearest::<F>(l, s, t)
+    }
+}
+
 /// [`sample_fmt`] with the level `lod.level` already resolved (`l0`); the next level is
 /// resolved here when the LOD blends two.
 #[allow(clippy::too_many_arguments)]
@@ -548,16 +559,9 @@ fn sample_levels<F: Format>(
         if mask & (1 << i) == 0 {
             continue;
         }
-        let one = |l: &Level| {
-            if lod.linear {
-                filter::bilinear::<F>(l, s[i], t[i])
-            } else {
-                filter::nearest::<F>(l, s[i], t[i])
-            }
-        };
-        let c0 = one(l0);
+        let c0 = filter_one::<F>(l0, s[i], t[i], lod.linear);
         out[i] = match &l1 {
-            Some(l1) => filter::mip_blend(c0, one(l1), frac),
+            Some(l1) => filter::mip_blend(c0, filter_one::<F>(l1, s[i], t[i], lod.linear), frac),
             None => c0,
         };
     }
