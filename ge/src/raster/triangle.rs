@@ -102,7 +102,7 @@
 //!   12–20 bits (232); fixed-point planes like [`ColourPlane`] (168); float24 plane sums (235);
 //!   values cut at 2×2-quad corners (237).
 
-use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
+use super::{clamp_fog4, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
 /// Which screen winding the caller culls (CULLFACEENABLE + CULL), or none.
@@ -583,19 +583,21 @@ impl Tri {
             ];
             // [PP DrawTriangleSlice] scissor mask: lane 1/3 die past the row's right end,
             // lanes 2/3 past the bottom.
+            // Rows outside the band get a negative term too, so a lane is covered exactly
+            // when the OR of its terms is non-negative (no branch per lane).
+            let out_of_band = band_ok.map(|ok| -i32::from(!ok));
+            let row_y = [out_of_band[0], out_of_band[1] | row_mask_y1];
             let mut sc_x = (row_max - row_min - 16) as i32;
             let mut cur_x = row_min;
             while cur_x <= row_max {
-                let sc = [0, sc_x, row_mask_y1, sc_x | row_mask_y1];
+                let sc = [row_y[0], sc_x | row_y[0], row_y[1], sc_x | row_y[1]];
                 let mut mask = 0u8;
                 for lane in 0..4 {
                     let m = w[0][lane].wrapping_add(self.bias[0])
                         | w[1][lane].wrapping_add(self.bias[1])
                         | w[2][lane].wrapping_add(self.bias[2])
                         | sc[lane];
-                    if m >= 0 && band_ok[lane >> 1] {
-                        mask |= 1 << lane;
-                    }
+                    mask |= u8::from(m >= 0) << lane;
                 }
                 if mask != 0 {
                     let q = self.shade(&w, recip, (cur_x >> 4) as i32, py, mask, setup.textured, setup.perspective);
@@ -680,7 +682,7 @@ impl Tri {
                 }
             }
         }
-        let fog = if self.no_fog { [255; 4] } else { lerp(self.fog).map(clamp_fog) };
+        let fog = if self.no_fog { [255; 4] } else { clamp_fog4(lerp(self.fog)) };
         let (mut s, mut t) = ([0.0f32; 4], [0.0f32; 4]);
         if textured {
             if persp {
