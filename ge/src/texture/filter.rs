@@ -169,7 +169,6 @@ pub fn nearest<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     F::fetch(&l.src, l.u.nearest(s), l.v.nearest(t))
 }
 
-
 #[inline]
 fn pack(x: u64) -> [u8; 4] {
     [x as u8, (x >> 16) as u8, (x >> 32) as u8, (x >> 48) as u8]

@@ -170,14 +170,12 @@ impl ClutIndex {
 }
 
 /// The palette entries of every CLUT4/CLUT8 texel value, through the draw's CLUT index
-/// transform: `rgba[raw]` is [`LevelSrc::lookup`]`(raw)` without a level offset, `wide[raw]`
-/// the same entry spread for the bilinear filter ([`spread`]). Built once per texture state
+/// transform: `rgba[raw]` is `LevelSrc::lookup(raw)` without a level offset, `wide[raw]`
+/// the same entry spread for the bilinear filter (`spread`). Built once per texture state
 /// (a CLUT4/CLUT8 draw reads at most 256 entries), it replaces the shift, mask, offset and
 /// palette bounds check of each texel by one table load, and the spread of each bilinear
-/// tap. Checked against `lookup` by the property test `clut_tables_equal_the_lookup`.
-///
-/// Measured (callgrind instructions, `replay -o`, 1 thread, PPSSPP model): see
-/// `texture::shader`'s module docs.
+/// tap. Checked against `lookup` by the property test `clut_tables_equal_the_lookup`;
+/// measured in `texture::shader`'s module docs.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClutTable {
     pub rgba: [[u8; 4]; 256],
