@@ -77,7 +77,14 @@ pub struct PaletteMemo {
     last: Option<DecodedPalette>,
     empty: Option<Arc<[[u8; 4]]>>,
     /// The last CLUT table built, with the palette and index transform it was built from.
-    table: Option<(Arc<[[u8; 4]]>, ClutIndex, Arc<ClutTable>)>,
+    table: Option<BuiltTable>,
+}
+
+/// A CLUT table and the palette and index transform it was built from.
+struct BuiltTable {
+    palette: Arc<[[u8; 4]]>,
+    clut: ClutIndex,
+    table: Arc<ClutTable>,
 }
 
 /// A palette and the CLUT bytes and format it was decoded from.
@@ -103,14 +110,14 @@ impl PaletteMemo {
     /// The CLUT4/CLUT8 table of `palette` under `clut`, shared with the previous call when
     /// both are the same.
     pub fn table(&mut self, palette: &Arc<[[u8; 4]]>, clut: ClutIndex) -> Arc<ClutTable> {
-        if let Some((p, c, t)) = &self.table {
-            if Arc::ptr_eq(p, palette) && *c == clut {
-                return t.clone();
+        if let Some(b) = &self.table {
+            if Arc::ptr_eq(&b.palette, palette) && b.clut == clut {
+                return b.table.clone();
             }
         }
-        let t = Arc::new(ClutTable::new(palette, clut));
-        self.table = Some((palette.clone(), clut, t.clone()));
-        t
+        let table = Arc::new(ClutTable::new(palette, clut));
+        self.table = Some(BuiltTable { palette: palette.clone(), clut, table: table.clone() });
+        table
     }
 
     /// The palette of a format without a CLUT.
