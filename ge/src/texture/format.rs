@@ -278,10 +278,23 @@ impl<'a> LevelSrc<'a> {
         self.palette.get(i as usize).copied().unwrap_or([0; 4])
     }
 
-    /// The CLUT table when it applies (no per-level palette offset).
-    #[inline]
-    fn table(&self) -> Option<&'a ClutTable> {
-        self.table.filter(|_| self.clut_level == 0)
+    /// [`LevelSrc::lookup`] of a CLUT4/CLUT8 texel value, through the table when it applies
+    /// (no per-level palette offset).
+    #[inline(always)]
+    fn entry(&self, raw: u8) -> [u8; 4] {
+        match self.table {
+            Some(t) if self.clut_level == 0 => t.rgba[raw as usize],
+            _ => self.lookup(raw as u32),
+        }
+    }
+
+    /// [`spread`] of [`LevelSrc::entry`].
+    #[inline(always)]
+    fn entry_wide(&self, raw: u8) -> u64 {
+        match self.table {
+            Some(t) if self.clut_level == 0 => t.wide[raw as usize],
+            _ => spread(self.lookup(raw as u32)),
+        }
     }
 }
 
@@ -370,13 +383,11 @@ impl Format for FClut4 {
     }
     #[inline(always)]
     fn fetch(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
-        let raw = clut4_raw(src, u, v);
-        src.table().map_or_else(|| src.lookup(raw as u32), |t| t.rgba[raw as usize])
+        src.entry(clut4_raw(src, u, v))
     }
     #[inline(always)]
     fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
-        let raw = clut4_raw(src, u, v);
-        src.table().map_or_else(|| spread(src.lookup(raw as u32)), |t| t.wide[raw as usize])
+        src.entry_wide(clut4_raw(src, u, v))
     }
 }
 impl Format for FClut8 {
@@ -386,13 +397,11 @@ impl Format for FClut8 {
     }
     #[inline(always)]
     fn fetch(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
-        let raw = clut8_raw(src, u, v);
-        src.table().map_or_else(|| src.lookup(raw as u32), |t| t.rgba[raw as usize])
+        src.entry(clut8_raw(src, u, v))
     }
     #[inline(always)]
     fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
-        let raw = clut8_raw(src, u, v);
-        src.table().map_or_else(|| spread(src.lookup(raw as u32)), |t| t.wide[raw as usize])
+        src.entry_wide(clut8_raw(src, u, v))
     }
 }
 impl Format for FClut16 {
