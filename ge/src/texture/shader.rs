@@ -176,6 +176,8 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
     // Nearest: the colours along the row are constant, so a fragment on the same texel
     // as the previous one gets the same output (magnified sprites: commands-basic's 1x1
     // texture over 460 pixels). `filter::nearest` split into its texel choice and fetch.
+    // The fetch is the plain `texel`: the CLUT table's `fetch` made this loop 4
+    // instructions a pixel longer (commands-basic +0.48 M), and the lookup is rare here.
     let mut last: Option<((u32, u32), [u8; 4])> = None;
     for (o, &(s, t)) in out.iter_mut().zip(coords) {
         let (s, t) = st.normalise(s, t);
@@ -183,7 +185,7 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
         *o = match last {
             Some((at, c)) if at == uv => c,
             _ => {
-                let c = finish(F::fetch(&l.src, uv.0, uv.1));
+                let c = finish(F::texel(&l.src, uv.0, uv.1));
                 last = Some((uv, c));
                 c
             }
