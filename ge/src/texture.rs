@@ -31,7 +31,7 @@ mod lod;
 mod tests;
 
 pub use dxt::{dxt1_texel, dxt3_texel, dxt5_texel};
-pub use format::{is_valid_texture_address, rgb565, rgba4444, rgba5551, ClutFormat, ClutIndex, TexFormat};
+pub use format::{is_valid_texture_address, rgb565, rgba4444, rgba5551, ClutFormat, ClutIndex, ClutTable, TexFormat};
 pub use func::{add_secondary, TexFunc, TexFuncState};
 pub use lod::{tex_log2, Lod, LodMode};
 
@@ -76,6 +76,15 @@ pub use shader::QuadShader;
 pub struct PaletteMemo {
     last: Option<DecodedPalette>,
     empty: Option<Arc<[[u8; 4]]>>,
+    /// The last CLUT table built, with the palette and index transform it was built from.
+    table: Option<BuiltTable>,
+}
+
+/// A CLUT table and the palette and index transform it was built from.
+struct BuiltTable {
+    palette: Arc<[[u8; 4]]>,
+    clut: ClutIndex,
+    table: Arc<ClutTable>,
 }
 
 /// A palette and the CLUT bytes and format it was decoded from.
@@ -96,6 +105,19 @@ impl PaletteMemo {
         let palette: Arc<[[u8; 4]]> = format.decode_palette(clut).into();
         self.last = Some(DecodedPalette { format, clut: Box::new(*clut), palette: palette.clone() });
         palette
+    }
+
+    /// The CLUT4/CLUT8 table of `palette` under `clut`, shared with the previous call when
+    /// both are the same.
+    pub fn table(&mut self, palette: &Arc<[[u8; 4]]>, clut: ClutIndex) -> Arc<ClutTable> {
+        if let Some(b) = &self.table {
+            if Arc::ptr_eq(&b.palette, palette) && b.clut == clut {
+                return b.table.clone();
+            }
+        }
+        let table = Arc::new(ClutTable::new(palette, clut));
+        self.table = Some(BuiltTable { palette: palette.clone(), clut, table: table.clone() });
+        table
     }
 
     /// The palette of a format without a CLUT.
@@ -127,6 +149,8 @@ pub struct TextureState {
     /// The CLUT cache as it was when the draw was issued, decoded to RGBA
     /// (512 entries for 16-bit palettes, 256 for 32-bit; empty for non-CLUT formats).
     pub palette: Arc<[[u8; 4]]>,
+    /// CLUT4/CLUT8: `palette` through `clut_index` for each texel value ([`ClutTable`]).
+    pub clut_table: Option<Arc<ClutTable>>,
     /// False only for CLUT4 with mipmaps and TEXMODE bit 8: level n then uses entries
     /// offset by 16·n [PP FuncId.cpp useSharedClut].
     pub shared_clut: bool,
@@ -188,6 +212,9 @@ impl TextureState {
         let clutformat = regs.get(reg::CLUTFORMAT);
         let clut_format = ClutFormat::from_bits(clutformat.palette());
         let palette = if format.is_clut() { palettes.get(clut_format, clut) } else { palettes.empty() };
+        let clut_index = ClutIndex::from_clutformat(clutformat, clut_format);
+        let clut_table =
+            matches!(format, TexFormat::Clut4 | TexFormat::Clut8).then(|| palettes.table(&palette, clut_index));
         let texfunc = regs.get(reg::TEXFUNC);
         let level = regs.get(reg::TEXLEVEL);
         let wrap = regs.get(reg::TEXWRAP);
@@ -195,8 +222,9 @@ impl TextureState {
         TextureState {
             format,
             clut_format,
-            clut_index: ClutIndex::from_clutformat(clutformat, clut_format),
+            clut_index,
             palette,
+            clut_table,
             shared_clut: format != TexFormat::Clut4 || max_level == 0 || texmode.separate_cluts() == 0,
             levels,
             max_level,
@@ -266,7 +294,16 @@ impl TextureState {
         let info = self.levels.get(i).copied().unwrap_or_default();
         let clut_level = if self.shared_clut { 0 } else { 16 * i as u32 };
         Level {
-            src: LevelSrc::new(mem, info.addr, info.bufw, self.swizzle, &self.palette, self.clut_index, clut_level),
+            src: LevelSrc::new(
+                mem,
+                info.addr,
+                info.bufw,
+                self.swizzle,
+                &self.palette,
+                self.clut_index,
+                clut_level,
+                self.clut_table.as_deref(),
+            ),
             u: Axis::new(info.width, self.clamp_s).with_rule(self.sampler),
             v: Axis::new(info.height, self.clamp_t).with_rule(self.sampler),
         }
@@ -498,6 +535,17 @@ fn sample_fmt<F: Format>(
     sample_levels::<F>(st, mem, &l0, s, t, mask, lod, out);
 }
 
+/// One fragment of level `l`, bilinear or nearest. Always inlined: as a closure in
+/// [`sample_levels`] it stayed a call per fragment and level (21763's mipmapped draws).
+#[inline(always)]
+fn filter_one<F: Format>(l: &Level, s: f32, t: f32, linear: bool) -> [u8; 4] {
+    if linear {
+        filter::bilinear::<F>(l, s, t)
+    } else {
+        filter::nearest::<F>(l, s, t)
+    }
+}
+
 /// [`sample_fmt`] with the level `lod.level` already resolved (`l0`); the next level is
 /// resolved here when the LOD blends two.
 #[allow(clippy::too_many_arguments)]
@@ -518,16 +566,9 @@ fn sample_levels<F: Format>(
         if mask & (1 << i) == 0 {
             continue;
         }
-        let one = |l: &Level| {
-            if lod.linear {
-                filter::bilinear::<F>(l, s[i], t[i])
-            } else {
-                filter::nearest::<F>(l, s[i], t[i])
-            }
-        };
-        let c0 = one(l0);
+        let c0 = filter_one::<F>(l0, s[i], t[i], lod.linear);
         out[i] = match &l1 {
-            Some(l1) => filter::mip_blend(c0, one(l1), frac),
+            Some(l1) => filter::mip_blend(c0, filter_one::<F>(l1, s[i], t[i], lod.linear), frac),
             None => c0,
         };
     }

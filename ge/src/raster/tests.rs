@@ -398,6 +398,20 @@ fn colour_and_depth_at_vertex_equal_vertex_values() {
 }
 
 #[test]
+fn clamp_fog4_equals_clamp_fog() {
+    // Every 251st bit pattern (all exponents, both signs, NaNs), then the edges.
+    let strided = (0..=u32::MAX).step_by(251).map(f32::from_bits);
+    let edges = [0.0f32, -0.0, 1.0, 0.99999994, 255.0 / 256.0, 1.0 / 256.0, 1.0 / 512.0, f32::MIN_POSITIVE];
+    let special = [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, f32::MAX, f32::MIN, 1e-45];
+    let all: Vec<f32> = strided.chain(edges).chain(edges.map(|e| -e)).chain(special).collect();
+    for c in all.chunks(4) {
+        let mut x = [0.0f32; 4];
+        x[..c.len()].copy_from_slice(c);
+        assert_eq!(clamp_fog4(x), x.map(clamp_fog), "{x:?}");
+    }
+}
+
+#[test]
 fn fog_clamp_and_rounding_helpers() {
     assert_eq!(clamp_fog(1.0), 255);
     assert_eq!(clamp_fog(7.0), 255);

@@ -102,7 +102,7 @@
 //!   12–20 bits (232); fixed-point planes like [`ColourPlane`] (168); float24 plane sums (235);
 //!   values cut at 2×2-quad corners (237).
 
-use super::{clamp_fog, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
+use super::{clamp_fog4, clamp_u8, cvt_round, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
 
 /// Which screen winding the caller culls (CULLFACEENABLE + CULL), or none.
@@ -583,19 +583,21 @@ impl Tri {
             ];
             // [PP DrawTriangleSlice] scissor mask: lane 1/3 die past the row's right end,
             // lanes 2/3 past the bottom.
+            // Rows outside the band get a negative term too, so a lane is covered exactly
+            // when the OR of its terms is non-negative (no branch per lane).
+            let out_of_band = band_ok.map(|ok| -i32::from(!ok));
+            let row_y = [out_of_band[0], out_of_band[1] | row_mask_y1];
             let mut sc_x = (row_max - row_min - 16) as i32;
             let mut cur_x = row_min;
             while cur_x <= row_max {
-                let sc = [0, sc_x, row_mask_y1, sc_x | row_mask_y1];
+                let sc = [row_y[0], sc_x | row_y[0], row_y[1], sc_x | row_y[1]];
                 let mut mask = 0u8;
                 for lane in 0..4 {
                     let m = w[0][lane].wrapping_add(self.bias[0])
                         | w[1][lane].wrapping_add(self.bias[1])
                         | w[2][lane].wrapping_add(self.bias[2])
                         | sc[lane];
-                    if m >= 0 && band_ok[lane >> 1] {
-                        mask |= 1 << lane;
-                    }
+                    mask |= u8::from(m >= 0) << lane;
                 }
                 if mask != 0 {
                     let q = self.shade(&w, recip, (cur_x >> 4) as i32, py, mask, setup.textured, setup.perspective);
@@ -680,20 +682,25 @@ impl Tri {
                 }
             }
         }
-        let fog = if self.no_fog { [255; 4] } else { lerp(self.fog).map(clamp_fog) };
+        let fog = if self.no_fog { [255; 4] } else { clamp_fog4(lerp(self.fog)) };
         let (mut s, mut t) = ([0.0f32; 4], [0.0f32; 4]);
         if textured {
             if persp {
                 // [PP GetTextureCoordinatesProj]: weights w·(1/w), q interpolated with them
                 // (q = 1 without projection gives the plain sum bit for bit).
+                // Lane arrays, the reciprocal's rounding rule applied after the four
+                // divides, so the lanes vectorise (same operations, same order per lane).
                 let wq: [[f32; 4]; 3] = std::array::from_fn(|k| wf[k].map(|v| v * self.inv_w[k]));
-                for l in 0..4 {
-                    let qr = self
-                        .persp_recip
-                        .apply(1.0f32 / ((wq[0][l] * self.q[0] + wq[1][l] * self.q[1] + wq[2][l] * self.q[2]) * 1.0));
-                    s[l] = (wq[0][l] * self.s[0] + wq[1][l] * self.s[1] + wq[2][l] * self.s[2]) * qr;
-                    t[l] = (wq[0][l] * self.t[0] + wq[1][l] * self.t[1] + wq[2][l] * self.t[2]) * qr;
+                let sum = |a: [f32; 3]| -> [f32; 4] {
+                    std::array::from_fn(|l| wq[0][l] * a[0] + wq[1][l] * a[1] + wq[2][l] * a[2])
+                };
+                let mut qr = sum(self.q).map(|q| 1.0f32 / q);
+                if self.persp_recip != PerspRecip::F32 {
+                    qr = qr.map(|r| self.persp_recip.apply(r));
                 }
+                let (sq, tq) = (sum(self.s), sum(self.t));
+                s = std::array::from_fn(|l| sq[l] * qr[l]);
+                t = std::array::from_fn(|l| tq[l] * qr[l]);
             } else {
                 s = lerp(self.s);
                 t = lerp(self.t);

@@ -23,11 +23,14 @@ fn endpoint(c: u16) -> [u32; 3] {
 /// Colour of texel (x, y) of a DXT colour block with the given alpha for opaque entries
 /// (255 for DXT1, 0 for DXT3/5, whose alpha is ORed in afterwards). Transparent black
 /// entry (index 3 when colour 1 <= colour 2) is all zero.
-#[inline]
-pub fn dxt_color(block: &[u8], x: u32, y: u32, alpha: u8) -> [u8; 4] {
-    let line = block.get(y as usize & 3).copied().unwrap_or(0);
-    let c1 = u16::from_le_bytes([block.get(4).copied().unwrap_or(0), block.get(5).copied().unwrap_or(0)]);
-    let c2 = u16::from_le_bytes([block.get(6).copied().unwrap_or(0), block.get(7).copied().unwrap_or(0)]);
+// Takes a whole block (8 or 16 bytes), so no byte read is bounds-checked, and is inlined
+// into the texel fetch (it was a call per bilinear tap: 69 M instructions on 21763).
+#[inline(always)]
+pub fn dxt_color<const N: usize>(block: &[u8; N], x: u32, y: u32, alpha: u8) -> [u8; 4] {
+    const { assert!(N >= 8) };
+    let line = block[y as usize & 3];
+    let c1 = u16::from_le_bytes([block[4], block[5]]);
+    let c2 = u16::from_le_bytes([block[6], block[7]]);
     let (e1, e2) = (endpoint(c1), endpoint(c2));
     let idx = (line >> ((x & 3) * 2)) & 3;
     let rgb = match idx {
@@ -43,12 +46,14 @@ pub fn dxt_color(block: &[u8], x: u32, y: u32, alpha: u8) -> [u8; 4] {
     [rgb[0] as u8, rgb[1] as u8, rgb[2] as u8, alpha]
 }
 
+#[inline]
 pub fn dxt1_texel(block: &[u8; 8], x: u32, y: u32) -> [u8; 4] {
     dxt_color(block, x, y, 255)
 }
 
 /// DXT3: 4-bit explicit alpha placed in the top nibble (n -> n·16, so 15 -> 240)
 /// \[PP GetDXT3Texel `alpha << 28`\].
+#[inline]
 pub fn dxt3_texel(block: &[u8; 16], x: u32, y: u32) -> [u8; 4] {
     let mut c = dxt_color(block, x, y, 0);
     let row = u16::from_le_bytes([block[8 + 2 * (y as usize & 3)], block[9 + 2 * (y as usize & 3)]]);
@@ -81,6 +86,7 @@ pub fn dxt5_alpha(a1: u8, a2: u8, idx: u32) -> u8 {
     }
 }
 
+#[inline]
 pub fn dxt5_texel(block: &[u8; 16], x: u32, y: u32) -> [u8; 4] {
     let mut c = dxt_color(block, x, y, 0);
     let mut bits = [0u8; 8];

@@ -16,7 +16,7 @@
 //! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
 //!   exceed 511 [HW textures/size; PP constMaxTexel32_].
 
-use super::format::{Format, LevelSrc};
+use super::format::{spread, Format, LevelSrc};
 
 /// x86 `CVTTPS2DQ`: truncate toward zero; NaN or out of range -> `i32::MIN`.
 #[inline]
@@ -166,14 +166,7 @@ pub struct Level<'a> {
 
 #[inline]
 pub fn nearest<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
-    F::texel(&l.src, l.u.nearest(s), l.v.nearest(t))
-}
-
-/// RGBA8 spread into four 16-bit lanes of a u64, for SWAR blending: every intermediate
-/// below stays under 2^16, so lanes never carry into each other.
-#[inline]
-fn spread(c: [u8; 4]) -> u64 {
-    c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | (c[3] as u64) << 48
+    F::fetch(&l.src, l.u.nearest(s), l.v.nearest(t))
 }
 
 #[inline]
@@ -194,10 +187,11 @@ pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     // palette; the other three read the level-0 entries [PP SamplerX86.cpp Jit_ReadClutQuad
     // "Now we multiply by 16, and add"; lanes ordered by constUNext_/constVNext_].
     let rest = LevelSrc { clut_level: 0, ..l.src };
-    let c00 = spread(F::texel(&l.src, u0, v0));
-    let c10 = spread(F::texel(&rest, u1, v0));
-    let c01 = spread(F::texel(&rest, u0, v1));
-    let c11 = spread(F::texel(&rest, u1, v1));
+    // SWAR (`spread`): every intermediate below stays under 2^16, so lanes never carry.
+    let c00 = F::tap(&l.src, u0, v0);
+    let c10 = F::tap(&rest, u1, v0);
+    let c01 = F::tap(&rest, u0, v1);
+    let c11 = F::tap(&rest, u1, v1);
     let (fu, fv) = (fu as u64, fv as u64);
     let top = c00 * (16 - fu) + c10 * fu;
     let bot = c01 * (16 - fu) + c11 * fu;

@@ -169,6 +169,39 @@ impl ClutIndex {
     }
 }
 
+/// The palette entries of every CLUT4/CLUT8 texel value, through the draw's CLUT index
+/// transform: `rgba[raw]` is `LevelSrc::lookup(raw)` without a level offset, `wide[raw]`
+/// the same entry spread for the bilinear filter (`spread`). Built once per texture state
+/// (a CLUT4/CLUT8 draw reads at most 256 entries), it replaces the shift, mask, offset and
+/// palette bounds check of each texel by one table load, and the spread of each bilinear
+/// tap. Checked against `lookup` by the property test `clut_tables_equal_the_lookup`;
+/// measured in `texture::shader`'s module docs.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClutTable {
+    pub rgba: [[u8; 4]; 256],
+    pub wide: [u64; 256],
+}
+
+impl ClutTable {
+    pub fn new(palette: &[[u8; 4]], clut: ClutIndex) -> ClutTable {
+        let rgba: [[u8; 4]; 256] =
+            std::array::from_fn(|raw| palette.get(clut.apply(raw as u32) as usize).copied().unwrap_or([0; 4]));
+        ClutTable { rgba, wide: rgba.map(spread) }
+    }
+}
+
+impl std::fmt::Debug for ClutTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClutTable")
+    }
+}
+
+/// RGBA8 spread into four 16-bit lanes of a u64, for SWAR filtering (`filter.rs`).
+#[inline]
+pub fn spread(c: [u8; 4]) -> u64 {
+    c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | (c[3] as u64) << 48
+}
+
 /// Where one mip level's texels come from, resolved once per quad.
 #[derive(Clone, Copy)]
 pub struct LevelSrc<'a> {
@@ -183,9 +216,12 @@ pub struct LevelSrc<'a> {
     pub clut: ClutIndex,
     /// 16·level for CLUT4 with separate per-mip palettes, else 0 [PP Sampler.cpp LookupColor].
     pub clut_level: u32,
+    /// The draw's CLUT4/CLUT8 table (read while `clut_level` is 0).
+    pub table: Option<&'a ClutTable>,
 }
 
 impl<'a> LevelSrc<'a> {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         mem: &'a Memory,
         base: u32,
@@ -194,8 +230,9 @@ impl<'a> LevelSrc<'a> {
         palette: &'a [[u8; 4]],
         clut: ClutIndex,
         clut_level: u32,
+        table: Option<&'a ClutTable>,
     ) -> Self {
-        LevelSrc { data: mem.tail(base), base, mem, bufw, swizzle, palette, clut, clut_level }
+        LevelSrc { data: mem.tail(base), base, mem, bufw, swizzle, palette, clut, clut_level, table }
     }
 
     /// `N` bytes at byte offset `off`. Past the end of the region the bytes are read through
@@ -240,11 +277,43 @@ impl<'a> LevelSrc<'a> {
         let i = self.clut.apply(raw) + self.clut_level;
         self.palette.get(i as usize).copied().unwrap_or([0; 4])
     }
+
+    /// [`LevelSrc::lookup`] of a CLUT4/CLUT8 texel value, through the table when it applies
+    /// (no per-level palette offset).
+    #[inline(always)]
+    fn entry(&self, raw: u8) -> [u8; 4] {
+        match self.table {
+            Some(t) if self.clut_level == 0 => t.rgba[raw as usize],
+            _ => self.lookup(raw as u32),
+        }
+    }
+
+    /// [`spread`] of [`LevelSrc::entry`].
+    #[inline(always)]
+    fn entry_wide(&self, raw: u8) -> u64 {
+        match self.table {
+            Some(t) if self.clut_level == 0 => t.wide[raw as usize],
+            _ => spread(self.lookup(raw as u32)),
+        }
+    }
 }
 
 /// One texture format: how to fetch texel (u, v) of a level.
 pub trait Format {
+    /// The reference fetch.
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4];
+
+    /// [`Format::texel`], through the CLUT table where there is one (the samplers' fetch).
+    #[inline]
+    fn fetch(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        Self::texel(src, u, v)
+    }
+
+    /// [`spread`]`(`[`Format::texel`]`)`, the bilinear filter's tap.
+    #[inline]
+    fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
+        spread(Self::texel(src, u, v))
+    }
 }
 
 pub struct F565;
@@ -294,19 +363,45 @@ impl Format for F8888 {
         src.bytes::<4>(src.offset::<32>(u, v))
     }
 }
+/// CLUT4 texel value: low nibble = even texel [PP Sampler.cpp SampleNearest CLUT4].
+#[inline]
+fn clut4_raw(src: &LevelSrc, u: u32, v: u32) -> u8 {
+    let [b] = src.bytes::<1>(src.offset::<4>(u, v));
+    (b >> ((u & 1) * 4)) & 15
+}
+
+#[inline]
+fn clut8_raw(src: &LevelSrc, u: u32, v: u32) -> u8 {
+    let [b] = src.bytes::<1>(src.offset::<8>(u, v));
+    b
+}
+
 impl Format for FClut4 {
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
-        // Low nibble = even texel [PP Sampler.cpp SampleNearest CLUT4].
-        let [b] = src.bytes::<1>(src.offset::<4>(u, v));
-        src.lookup(((b >> ((u & 1) * 4)) & 15) as u32)
+        src.lookup(clut4_raw(src, u, v) as u32)
+    }
+    #[inline(always)]
+    fn fetch(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        src.entry(clut4_raw(src, u, v))
+    }
+    #[inline(always)]
+    fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
+        src.entry_wide(clut4_raw(src, u, v))
     }
 }
 impl Format for FClut8 {
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
-        let [b] = src.bytes::<1>(src.offset::<8>(u, v));
-        src.lookup(b as u32)
+        src.lookup(clut8_raw(src, u, v) as u32)
+    }
+    #[inline(always)]
+    fn fetch(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
+        src.entry(clut8_raw(src, u, v))
+    }
+    #[inline(always)]
+    fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
+        src.entry_wide(clut8_raw(src, u, v))
     }
 }
 impl Format for FClut16 {
