@@ -45,6 +45,7 @@ impl DrawContext {
         let count = params.control_count();
         let layout = VertexLayout::new(vtype.raw);
         let dp = gs.decode_params();
+        vertex::settle_reads(mem, &layout, gs.vaddr, gs.iaddr, count);
         if vtype.index != IndexFormat::None {
             let mut max = 0;
             for i in 0..count {
