@@ -40,6 +40,16 @@ fn paint(l: &mut ListBuilder, pixels: &[u32], salt: u32) {
         .cmd(op::FRAMEBUFPTR, FB2);
 }
 
+/// A through-mode rectangle from `from` to `to` textured from texel (0, 0) to `uv`.
+fn textured_rect(l: &mut ListBuilder, uv: (u16, u16), from: (i16, i16), to: (i16, i16)) {
+    let mut v = Bytes::default();
+    v.u16(0).u16(0).u32(u32::MAX).i16(from.0).i16(from.1).u16(0).align(4);
+    v.u16(uv.0).u16(uv.1).u32(u32::MAX).i16(to.0).i16(to.1).u16(0).align(4);
+    l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::TC_U16 | vt::COL_8888 | vt::POS_S16)
+        .vertices(&v.0)
+        .prim(prim::RECTANGLES, 2);
+}
+
 /// The draws of one scenario: before each read of buffer 1, `pixels` are painted there
 /// anew (with a different salt, so a read that misses the pending paint finds the last
 /// one); `indices` (into the first 16 vertices of row 0) for the indexed draw; `texels`
@@ -80,12 +90,7 @@ fn scenario(pixels: &[u32], indices: &[u8], texels: &[u8; 16]) -> ListBuilder {
         .texture0(&tex, 16, 2, 2)
         .cmd(op::TEXTUREMAPENABLE, 1)
         .cmd(op::TEXFUNC, 3 | (1 << 8));
-    let mut r = Bytes::default();
-    r.u16(0).u16(0).u32(u32::MAX).i16(100).i16(100).u16(0).align(4);
-    r.u16(4).u16(4).u32(u32::MAX).i16(140).i16(140).u16(0).align(4);
-    l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::TC_U16 | vt::COL_8888 | vt::POS_S16)
-        .vertices(&r.0)
-        .prim(prim::RECTANGLES, 2);
+    textured_rect(&mut l, (4, 4), (100, 100), (140, 140));
 
     // A texture sampled from rows 2-3 of buffer 1 (8888, 8x2 texels, buffer width 512).
     paint(&mut l, pixels, 3);
@@ -95,13 +100,8 @@ fn scenario(pixels: &[u32], indices: &[u8], texels: &[u8; 16]) -> ListBuilder {
         .cmd(op::TEXADDR0, tex_addr & 0xFF_FFF0)
         .cmd(op::TEXBUFWIDTH0, ((tex_addr >> 8) & 0x0F_0000) | 512)
         .cmd(op::TEXSIZE0, 3 | (1 << 8));
-    let mut t = Bytes::default();
-    t.u16(0).u16(0).u32(u32::MAX).i16(200).i16(100).u16(0).align(4);
-    t.u16(8).u16(2).u32(u32::MAX).i16(264).i16(116).u16(0).align(4);
-    l.cmd(op::VERTEXTYPE, vt::THROUGH | vt::TC_U16 | vt::COL_8888 | vt::POS_S16)
-        .vertices(&t.0)
-        .prim(prim::RECTANGLES, 2)
-        .cmd(op::TEXTUREMAPENABLE, 0);
+    textured_rect(&mut l, (8, 2), (200, 100), (264, 116));
+    l.cmd(op::TEXTUREMAPENABLE, 0);
 
     // Another flush point (back to buffer 1; buffer 2's draws rasterize behind), then a
     // block transfer of the texture-drawn rows of buffer 2 to RAM right away.
