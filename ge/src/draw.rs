@@ -235,7 +235,7 @@ impl DrawContext {
         let ts = self.decode_transform(gs, &vtype);
         let mut verts = std::mem::take(&mut self.verts);
         verts.clear();
-        self.fork().extend(&mut verts, &decoded.vertices, |v| assemble::AsmVertex::new(&ts, v));
+        self.fork(mem).extend(&mut verts, &decoded.vertices, |v| assemble::AsmVertex::new(&ts, v));
         let cull = crate::clip::CullMode::decode(&gs.regs);
         self.with_sink(gs, mem, &ts, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
         self.verts = verts;
@@ -270,7 +270,7 @@ impl DrawContext {
             self.flush_behind(mem);
         }
         let pool = self.pool.clone();
-        let fork = fork::Fork::new(pool.as_deref());
+        let fork = fork::Fork::new(pool.as_deref()).serial_while(mem.has_pending());
         let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut self.scratch, imm, fork };
         f(&mut self.asm, &mut sink);
         let mut shapes = std::mem::take(&mut self.scratch.pending);
@@ -347,9 +347,9 @@ impl DrawContext {
         self.phases.map(|p| FlushTimes { raster: p.raster + landed, ..p })
     }
 
-    /// Where the front end forks ([`fork`]): the raster pool.
-    fn fork(&self) -> fork::Fork<'_> {
-        fork::Fork::new(self.pool.as_deref())
+    /// Where the front end forks ([`fork`]): the raster pool, unless a flush is drawing there.
+    fn fork(&self, mem: &Memory) -> fork::Fork<'_> {
+        fork::Fork::new(self.pool.as_deref()).serial_while(mem.has_pending())
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
