@@ -18,13 +18,41 @@
 //! Drawing coordinates are bounded by the 10-bit scissor registers, so bounds are clamped
 //! to 0..=1023 before use.
 //!
+//! ## Rasterizing behind the front end
+//! [`Binner::flush_behind`] starts the bands as a job on the pool and returns: the caller
+//! (the executor) goes on decoding, transforming and binning the next draws while they
+//! are drawn, and the tiles land in memory later ([`crate::mem::Pending`]). Only *when*
+//! the pixels land changes; where the flushes are (the PPSSPP model's queue included) and
+//! what every band draws stay the same, so the bytes are the serial ones for any thread
+//! count. The job owns its primitives (each holds its immutable decoded state) and reads
+//! textures from a [`Memory::snapshot`] taken at the flush, i.e. the memory the serial
+//! flush would have read. The hazards, and where each is handled:
+//! * anything writing memory (block transfers, replay FRAMEBUF/CLUT/MEMCPY uploads, the
+//!   list builder, any `&mut` access): the tiles land first, in [`Memory`]'s write path,
+//!   so writes keep their order with the raster's;
+//! * a later flush: the tiles land before its bands are copied out or its snapshot taken,
+//!   so it draws over them and textures from them (render-to-texture);
+//! * main-thread reads of rows the tiles cover: vertex and index fetch of PRIM, BEZIER,
+//!   SPLINE and BOUNDINGBOX (`vertex::settle_reads`), LOADCLUT and the display-list word
+//!   fetch call [`Memory::settle_for`]; a block transfer flushes and lands;
+//! * everything outside the executor's loops sees landed pixels: `Ge::execute_word`,
+//!   `Ge::run_list`, `Ge::flush` and the replay settle before they return, the replay
+//!   settles before showing a word to a step hook, and the executor before showing one to
+//!   an observer (the dump recorder).
+//!
+//! With one thread, on a worker thread of the pool (which must not wait for a job of its
+//! own pool), or for a flush needing the one sequential band, it is [`Binner::flush`].
+//!
 //! Reads go through [`Memory::read_wrapping`]-style address walking (VRAM mirrors wrap,
 //! unmapped bytes read as zero); writes skip unmapped bytes and never panic.
 
-use crate::mem::{Memory, Region, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
+use crate::mem::{Memory, Pending, Region, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
 use crate::raster::ClipRect;
 use crate::tile::{FbFormat, Tile};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
 
 /// Largest drawing coordinate (SCISSOR/REGION fields are 10 bits).
 const MAX_COORD: i32 = 1023;
@@ -95,7 +123,29 @@ impl<P: Send + Sync> Binner<P> {
         pool: Option<&rayon::ThreadPool>,
         draw: &(dyn Fn(&P, &mut Tile, &Memory) + Sync),
     ) {
+        // Earlier tiles still on their way land before the bands are copied out.
+        mem.settle();
         let items = std::mem::take(&mut self.items);
+        match self.plan(&items, target) {
+            Plan::Empty => {}
+            Plan::Single(band, overlap) => draw_single(&band, overlap, target, mem, &items, draw),
+            Plan::Bands(bands) => {
+                let mem_ro: &Memory = mem;
+                let run =
+                    || bands.par_iter().map(|b| draw_band(b, target, mem_ro, &items, draw)).collect::<Vec<Tile>>();
+                let tiles = match pool {
+                    Some(p) => p.install(run),
+                    None => run(),
+                };
+                for tile in &tiles {
+                    write_back(tile, target, mem, None);
+                }
+            }
+        }
+    }
+
+    /// Where the queued primitives go: nowhere, one sequential band, or bands.
+    fn plan(&self, items: &[(ClipRect, P)], target: &FbTarget) -> Plan {
         // Clamp each primitive's bounds to the drawable area; drop what is left empty.
         let live: Vec<(ClipRect, u32)> = items
             .iter()
@@ -106,7 +156,7 @@ impl<P: Send + Sync> Binner<P> {
             })
             .collect();
         if live.is_empty() {
-            return;
+            return Plan::Empty;
         }
         let y_min = live.iter().map(|(b, _)| b.y0).min().unwrap_or(0);
         let y_max = live.iter().map(|(b, _)| b.y1).max().unwrap_or(-1);
@@ -126,9 +176,7 @@ impl<P: Send + Sync> Binner<P> {
 
         if wraps_rows || overlap {
             let band = Band { y0: y_min, rows: all_rows, prims: live.iter().map(|(_, i)| *i).collect() };
-            let tile = draw_band(&band, target, mem, &items, draw);
-            write_back(&tile, target, mem, overlap.then_some(&read_band(band.y0, band.rows, target, mem)));
-            return;
+            return Plan::Single(band, overlap);
         }
 
         // Assign primitives to bands, keeping submission order within each band.
@@ -148,15 +196,133 @@ impl<P: Send + Sync> Binner<P> {
             }
         }
         bands.retain(|b| !b.prims.is_empty());
+        Plan::Bands(bands)
+    }
+}
 
-        let mem_ro: &Memory = mem;
-        let run = || bands.par_iter().map(|b| draw_band(b, target, mem_ro, &items, draw)).collect::<Vec<Tile>>();
-        let tiles = match pool {
-            Some(p) => p.install(run),
-            None => run(),
+impl<P: Send + Sync + 'static> Binner<P> {
+    /// [`Binner::flush`] behind the caller: the bands rasterize as a job on `pool` (reading
+    /// textures from a [`Memory::snapshot`] taken now) while the caller goes on, and their
+    /// tiles land in `mem` at its next write, at a [`Memory::settle_for`] of bytes they
+    /// cover, or at [`Memory::settle`]. Earlier pending tiles land first. With one thread,
+    /// or when the primitives need one sequential band (rare), it is [`Binner::flush`].
+    /// `waited` adds the time the caller then spends landing the tiles (profiling).
+    pub fn flush_behind(
+        &mut self,
+        target: &FbTarget,
+        mem: &mut Memory,
+        pool: Option<&Arc<rayon::ThreadPool>>,
+        draw: fn(&P, &mut Tile, &Memory),
+        waited: Option<&Arc<AtomicU64>>,
+    ) {
+        let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+        // A worker of the job's pool must not wait for the job: with every worker waiting,
+        // nothing would run it (`rayon::spawn` inside a worker spawns into its pool).
+        let worker = match pool {
+            Some(p) => p.current_thread_index().is_some(),
+            None => rayon::current_thread_index().is_some(),
         };
-        for tile in &tiles {
-            write_back(tile, target, mem, None);
+        let items = std::mem::take(&mut self.items);
+        let bands = match self.plan(&items, target) {
+            Plan::Bands(bands) if threads > 1 && !worker => bands,
+            Plan::Empty => return,
+            Plan::Single(band, overlap) => {
+                mem.settle();
+                return draw_single(&band, overlap, target, mem, &items, &draw);
+            }
+            Plan::Bands(_) => {
+                self.items = items;
+                return self.flush(target, mem, pool.map(|p| &**p), &draw);
+            }
+        };
+        let (first, last) = match (bands.first(), bands.last()) {
+            (Some(f), Some(l)) => (f.y0, l.y0 + l.rows),
+            _ => return,
+        };
+        let bpp = target.fmt.bpp();
+        let color = (
+            target.color_addr.wrapping_add(row_bytes(first, target.stride, bpp)),
+            row_bytes(last - first, target.stride, bpp),
+        );
+        let depth = (
+            target.depth_addr.wrapping_add(row_bytes(first, target.zstride, 2)),
+            row_bytes(last - first, target.zstride, 2),
+        );
+        let snapshot = mem.snapshot();
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let target = *target;
+        let job = move || {
+            let tiles = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                bands.par_iter().map(|b| draw_band(b, &target, &snapshot, &items, &draw)).collect::<Vec<Tile>>()
+            }));
+            // Let go of the memory before the tiles are seen: landing them then writes
+            // into memory no snapshot shares (no copy).
+            drop(snapshot);
+            drop(items);
+            let _ = tx.send(tiles);
+        };
+        match pool {
+            Some(p) => p.spawn(job),
+            None => rayon::spawn(job),
+        }
+        mem.defer(Box::new(Landing { color, depth, target, tiles: Mutex::new(rx), waited: waited.cloned() }));
+    }
+}
+
+/// Where a flush's primitives go ([`Binner::plan`]).
+enum Plan {
+    Empty,
+    /// One sequential band; `true` when colour and depth share bytes.
+    Single(Band, bool),
+    Bands(Vec<Band>),
+}
+
+/// Draw one sequential band and write it back (only the changed bytes when colour and
+/// depth overlap, so an unwritten buffer does not clobber the other).
+fn draw_single<P>(
+    band: &Band,
+    overlap: bool,
+    target: &FbTarget,
+    mem: &mut Memory,
+    items: &[(ClipRect, P)],
+    draw: &(dyn Fn(&P, &mut Tile, &Memory) + Sync),
+) {
+    let tile = draw_band(band, target, mem, items, draw);
+    write_back(&tile, target, mem, overlap.then_some(&read_band(band.y0, band.rows, target, mem)));
+}
+
+/// Tiles a job is drawing: the rows they cover, and where they come back from.
+struct Landing {
+    /// Colour bytes `(address, length)` the tiles cover.
+    color: (u32, u32),
+    /// Depth bytes (length 0 without depth rows).
+    depth: (u32, u32),
+    target: FbTarget,
+    /// In a mutex only to make memory `Sync` (one receiver, locked once).
+    tiles: Mutex<Receiver<std::thread::Result<Vec<Tile>>>>,
+    waited: Option<Arc<AtomicU64>>,
+}
+
+impl Pending for Landing {
+    fn overlaps(&self, addr: u32, len: u32) -> bool {
+        ranges_overlap(addr, len, self.color.0, self.color.1) || ranges_overlap(addr, len, self.depth.0, self.depth.1)
+    }
+
+    fn land(self: Box<Self>, mem: &mut Memory) {
+        let start = self.waited.is_some().then(std::time::Instant::now);
+        let tiles = self.tiles.into_inner().map(|rx| rx.recv());
+        match tiles.unwrap_or(Err(std::sync::mpsc::RecvError)) {
+            Ok(Ok(tiles)) => {
+                for tile in &tiles {
+                    write_back(tile, &self.target, mem, None);
+                }
+            }
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            // The job always sends; only a pool torn down under it could drop it.
+            Err(_) => panic!("raster job ended without its tiles"),
+        }
+        if let (Some(w), Some(s)) = (&self.waited, start) {
+            w.fetch_add(s.elapsed().as_nanos() as u64, Ordering::Relaxed);
         }
     }
 }
@@ -457,6 +623,71 @@ mod tests {
         bin.flush(&t, &mut mem, None, &|_, tile: &mut Tile, _| tile.write_color(0, 40, 7));
         assert_eq!(mem.read_u32(t.color_addr).unwrap(), 0x1234_5678);
         assert_eq!(mem.read_u32(t.color_addr + 40 * 512 * 4).unwrap(), 7);
+    }
+
+    fn draw_fn(p: &Prim, tile: &mut Tile, mem: &Memory) {
+        draw(p, tile, mem)
+    }
+
+    /// [`run`] through [`Binner::flush_behind`], then `after` on the memory (tiles maybe
+    /// still pending).
+    fn run_behind(ps: &[Prim], t: &FbTarget, threads: usize, after: impl FnOnce(&mut Memory)) -> Vec<u8> {
+        let mut mem = Memory::new();
+        for (i, b) in mem.vram_mut().iter_mut().enumerate() {
+            *b = (i % 251) as u8;
+        }
+        let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool"));
+        let mut bin = Binner::new(8);
+        for p in ps {
+            bin.push(p.r, *p);
+        }
+        bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None);
+        assert!(bin.is_empty());
+        after(&mut mem);
+        mem.settle();
+        mem.vram().to_vec()
+    }
+
+    #[test]
+    fn flushing_behind_lands_the_serial_bytes() {
+        let t = target(512);
+        let ps = prims(300, 4242, 450);
+        let want = reference(&ps, &t);
+        for threads in [1, 2, 4] {
+            assert!(run_behind(&ps, &t, threads, |_| {}) == want, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_write_after_a_flush_behind_lands_after_its_tiles() {
+        // The serial order: the flush's pixels, then the write over them.
+        let t = target(512);
+        let ps = prims(100, 99, 400);
+        let at = t.color_addr + (ps[0].r.y0 as u32 * 512 + ps[0].r.x0 as u32) * 4;
+        let mut want = reference(&ps, &t);
+        want[(at - VRAM_BASE) as usize..][..4].copy_from_slice(&0x0BAD_F00Du32.to_le_bytes());
+        let got = run_behind(&ps, &t, 4, |mem| {
+            assert!(mem.has_pending());
+            mem.write_u32(at, 0x0BAD_F00D).unwrap();
+            assert!(!mem.has_pending(), "a write lands the tiles first");
+        });
+        assert!(got == want);
+    }
+
+    #[test]
+    fn reads_land_pending_tiles_only_where_they_cover() {
+        let t = target(512);
+        let ps = [Prim { id: 1, r: ClipRect { x0: 0, y0: 40, x1: 9, y1: 41 } }];
+        run_behind(&ps, &t, 2, |mem| {
+            // Rows 32..48 (the band) are pending; RAM and other rows are not.
+            mem.settle_for(0x0880_0000, 1 << 20);
+            mem.settle_for(t.color_addr, 32 * 512 * 4);
+            mem.settle_for(t.color_addr + 48 * 512 * 4, 64);
+            assert!(mem.has_pending());
+            // Through a VRAM mirror.
+            mem.settle_for(t.color_addr + 0x20_0000 + 40 * 512 * 4, 4);
+            assert!(!mem.has_pending());
+        });
     }
 
     #[test]

@@ -23,6 +23,9 @@
 //!   block transfers, the end of a list, replay uploads) and the draw path calls before a
 //!   draw that textures from memory binned draws write (`WrittenSpan`; PPSSPP's own
 //!   rule in the PPSSPP model).
+//! * Inside the executor's loops a flush point rasterizes behind the front end
+//!   ([`DrawContext::flush_behind`], [`crate::bin`]): the next draws are decoded while the
+//!   bands are drawn, and the pixels land before anything reads or writes them.
 
 mod assemble;
 mod bbox;
@@ -92,8 +95,11 @@ pub struct DrawContext {
     palettes: texture::PaletteMemo,
     /// A PRIM's assembly vertices (buffer reused from PRIM to PRIM).
     verts: Vec<assemble::AsmVertex>,
-    /// Time spent in [`DrawContext::flush`] when profiling (`None`: not measured).
+    /// Time spent in [`DrawContext::flush`] when profiling (`None`: not measured); read
+    /// it with [`DrawContext::flush_times`].
     pub phases: Option<FlushTimes>,
+    /// Nanoseconds spent landing tiles rasterized behind the front end (profiling).
+    landing: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Where [`DrawContext::flush`] spends its time (`psprender frametests --bench --phases`):
@@ -129,6 +135,7 @@ impl DrawContext {
             palettes: Default::default(),
             verts: Vec::new(),
             phases: None,
+            landing: Default::default(),
         }
     }
 
@@ -211,6 +218,7 @@ impl DrawContext {
         let layout = VertexLayout::new(vtype.raw);
         let params = gs.decode_params();
         let saved_uv = self.persist.uv;
+        vertex::settle_reads(mem, &layout, gs.vaddr, gs.iaddr, count);
         let decoded = vertex::decode_draw(mem, &layout, gs.vaddr, gs.iaddr, count, &params, &mut self.persist)?;
         // Texcoords are only read (and remembered) while texturing outside clear mode
         // [PP `TransformUnit::ReadVertex`].
@@ -227,7 +235,7 @@ impl DrawContext {
         let ts = self.decode_transform(gs, &vtype);
         let mut verts = std::mem::take(&mut self.verts);
         verts.clear();
-        self.fork().extend(&mut verts, &decoded.vertices, |v| assemble::AsmVertex::new(&ts, v));
+        self.fork(mem).extend(&mut verts, &decoded.vertices, |v| assemble::AsmVertex::new(&ts, v));
         let cull = crate::clip::CullMode::decode(&gs.regs);
         self.with_sink(gs, mem, &ts, vtype.through, false, |asm, sink| asm.submit(prim, &verts, cull, sink));
         self.verts = verts;
@@ -246,12 +254,12 @@ impl DrawContext {
         f: impl FnOnce(&mut assemble::Assembler, &mut assemble::Sink),
     ) {
         if self.ppsspp.as_mut().is_some_and(|m| m.compiles(&gs.regs, through)) {
-            self.flush(mem);
+            self.flush_behind(mem);
         }
         let state = self.current_state(gs, through);
         let target = fb_target(&gs.regs);
         if self.target != Some(target) {
-            self.flush(mem);
+            self.flush_behind(mem);
             self.target = Some(target);
         }
         let must_rasterize = match self.ppsspp.as_mut() {
@@ -259,10 +267,10 @@ impl DrawContext {
             None => self.written.textured_by(&state),
         };
         if must_rasterize {
-            self.flush(mem);
+            self.flush_behind(mem);
         }
         let pool = self.pool.clone();
-        let fork = fork::Fork::new(pool.as_deref());
+        let fork = fork::Fork::new(pool.as_deref()).serial_while(mem.has_pending());
         let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut self.scratch, imm, fork };
         f(&mut self.asm, &mut sink);
         let mut shapes = std::mem::take(&mut self.scratch.pending);
@@ -287,19 +295,26 @@ impl DrawContext {
     /// between triangle-type and other primitives flushes PPSSPP's bins.
     pub(crate) fn set_draw_prim_class(&mut self, mem: &mut Memory, triangle: bool) {
         if self.ppsspp.as_mut().is_some_and(|m| m.draw_type(triangle)) {
-            self.flush(mem);
+            self.flush_behind(mem);
         }
     }
 
-    /// Rasterize everything binned so far into `mem`.
+    /// Rasterize everything binned so far into `mem`, pixels landed on return.
     pub fn flush(&mut self, mem: &mut Memory) {
+        self.flush_behind(mem);
+        mem.settle();
+    }
+
+    /// A flush point: drain the bins and rasterize them behind the front end
+    /// ([`crate::bin::Binner::flush_behind`]); the pixels land in `mem` before anything
+    /// writes memory or reads bytes they cover ([`Memory::settle_for`]).
+    pub(crate) fn flush_behind(&mut self, mem: &mut Memory) {
         let start = self.phases.is_some().then(std::time::Instant::now);
         if let Some(m) = self.ppsspp.as_mut() {
             m.flush(&mut self.binner);
         }
-        let drained = start.map(|s| (s, std::time::Instant::now()));
-        if let (Some(p), Some((s, d))) = (self.phases.as_mut(), drained) {
-            p.drain += d - s;
+        if let (Some(p), Some(s)) = (self.phases.as_mut(), start) {
+            p.drain += s.elapsed();
         }
         if self.binner.is_empty() {
             return;
@@ -315,16 +330,26 @@ impl DrawContext {
         }
         self.written = WrittenSpan::default();
         let pool = self.pool.clone();
-        self.binner.flush(&target, mem, pool.as_deref(), &rasterize_prim);
-        if let (Some(p), Some((_, d))) = (self.phases.as_mut(), drained) {
-            p.raster += d.elapsed();
+        // The previous flush's tiles land first (timed as landing, not twice).
+        mem.settle();
+        let start = self.phases.is_some().then(std::time::Instant::now);
+        let waited = self.phases.is_some().then_some(&self.landing);
+        self.binner.flush_behind(&target, mem, pool.as_ref(), rasterize_prim, waited);
+        if let (Some(p), Some(s)) = (self.phases.as_mut(), start) {
+            p.raster += s.elapsed();
             p.flushes += 1;
         }
     }
 
-    /// Where the front end forks ([`fork`]): the raster pool.
-    fn fork(&self) -> fork::Fork<'_> {
-        fork::Fork::new(self.pool.as_deref())
+    /// [`DrawContext::phases`] with the time spent landing tiles so far added to `raster`.
+    pub fn flush_times(&self) -> Option<FlushTimes> {
+        let landed = std::time::Duration::from_nanos(self.landing.load(std::sync::atomic::Ordering::Relaxed));
+        self.phases.map(|p| FlushTimes { raster: p.raster + landed, ..p })
+    }
+
+    /// Where the front end forks ([`fork`]): the raster pool, unless a flush is drawing there.
+    fn fork(&self, mem: &Memory) -> fork::Fork<'_> {
+        fork::Fork::new(self.pool.as_deref()).serial_while(mem.has_pending())
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

@@ -10,7 +10,10 @@
 //! Drawing is deferred: PRIM assembles and bins primitives; [`Ge::flush`] rasterizes the
 //! bins (in parallel over framebuffer bands). Anything that reads or writes memory the
 //! binned draws may touch (block transfers, framebuffer changes, the end of a list)
-//! flushes first, so the result is the same as drawing immediately.
+//! flushes first, so the result is the same as drawing immediately. Within `run_list`
+//! (and the dump replay's word loop) a flush rasterizes behind the commands that follow
+//! it; its pixels land before anything reads or writes them ([`crate::bin`]) and before
+//! either returns.
 
 use crate::cmd::fields::{BoneIndex, EndArg, LoadClutArg, MatrixIndex, SignalArg};
 use crate::cmd::{op, reg, split};
@@ -110,9 +113,15 @@ impl Ge {
         self.observer.take()
     }
 
-    /// Rasterize everything binned so far into memory.
+    /// Rasterize everything binned so far into memory (pixels landed on return).
     pub fn flush(&mut self) {
         self.draw.flush(&mut self.mem);
+    }
+
+    /// Land the pixels of flushes still rasterizing behind the front end
+    /// ([`Memory::settle`]); every public entry point does this before it returns.
+    pub fn settle(&mut self) {
+        self.mem.settle();
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).
@@ -133,13 +142,22 @@ impl Ge {
     /// Execute one command word without flow control (JUMP/CALL/RET/END/FINISH/SIGNAL
     /// only latch their argument). PC-relative commands (ORIGIN) use `pc`.
     pub fn execute_word(&mut self, word: u32) -> Result<(), GeError> {
+        let r = self.execute_at(word, 0);
+        self.mem.settle();
+        r
+    }
+
+    /// [`Ge::execute_word`] leaving a flush's pixels to land behind the front end (the
+    /// replay's word loop, which settles when it hands the GE out).
+    pub(crate) fn execute_behind(&mut self, word: u32) -> Result<(), GeError> {
         self.execute_at(word, 0)
     }
 
     fn execute_at(&mut self, word: u32, pc: u32) -> Result<(), GeError> {
-        // The observer (e.g. the dump recorder) sees the word before it runs. One untaken
-        // branch when nothing observes.
+        // The observer (e.g. the dump recorder) sees the word before it runs, with every
+        // pixel drawn so far landed. One untaken branch when nothing observes.
         if let Some(mut o) = self.observer.take() {
+            self.mem.settle();
             o.command(self, word);
             self.observer = Some(o);
         }
@@ -162,7 +180,7 @@ impl Ge {
             }
             op::BOUNDINGBOX => {
                 st.regs.set(cmd, arg);
-                return crate::draw::bounding_box(st, &self.mem, self.draw.persist, arg).map_err(mem_err);
+                return crate::draw::bounding_box(st, &mut self.mem, self.draw.persist, arg).map_err(mem_err);
             }
             op::LOADCLUT => self.load_clut(arg),
             op::TRANSFERSTART => {
@@ -230,7 +248,7 @@ impl Ge {
                 self.draw.raster_state_changed();
             }
             if dirty.target() {
-                self.draw.flush(&mut self.mem);
+                self.draw.flush_behind(&mut self.mem);
             }
         }
         Ok(())
@@ -247,6 +265,7 @@ impl Ge {
             return;
         }
         // Draws binned before this use the old palette: they hold their own snapshot.
+        self.mem.settle_for(addr, bytes as u32);
         let mut tmp = [0u8; 1024];
         self.mem.read_wrapping(addr, &mut tmp[..bytes]);
         self.state.clut[..bytes].copy_from_slice(&tmp[..bytes]);
@@ -258,6 +277,13 @@ impl Ge {
     /// Run the display list at `start` until FINISH+END, a suspending SIGNAL+END, the
     /// stall address, or the step budget.
     pub fn run_list(&mut self, start: u32, stall: Option<u32>) -> Result<ListEnd, GeError> {
+        let end = self.walk_list(start, stall);
+        // Flushes rasterize behind the walk; an error stops it with their pixels landed.
+        self.mem.settle();
+        end
+    }
+
+    fn walk_list(&mut self, start: u32, stall: Option<u32>) -> Result<ListEnd, GeError> {
         if start & 3 != 0 {
             return Err(GeError::Misaligned(start));
         }
@@ -276,6 +302,7 @@ impl Ge {
                 self.flush();
                 return Err(GeError::StepBudget { pc, steps: self.step_budget });
             }
+            self.mem.settle_for(pc, 4);
             let word = self.mem.read_u32(pc).map_err(|cause| GeError::Memory { pc, cause })?;
             let (cmd, arg) = split(word);
             let mut next = pc.wrapping_add(4);

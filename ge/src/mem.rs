@@ -16,7 +16,16 @@
 //! The GE forms colour/depth buffer addresses from the low 21 bits only and reads depth as
 //! a plain row-major array (PPSSPP `SoftGpu.cpp` `Execute_ZbufPtr`), so the "swizzled depth"
 //! mirror at `0x04600000` is modelled as a plain alias too.
+//!
+//! Writes still on their way ([`Pending`]): a flush may rasterize behind the front end
+//! (`crate::bin`), its tiles landing later. The regions are shared (`Arc`) so the raster
+//! job reads textures from a [`Memory::snapshot`] taken at the flush while the front end
+//! goes on reading this memory. Every write (`&mut` access) lands the pending tiles first,
+//! so writes keep their order with the raster's; a read of bytes the tiles will write must
+//! call [`Memory::settle_for`] first ([`Memory::settle`] for everything). With the tiles
+//! landed before any write, the shared regions are never copied.
 
+use std::sync::Arc;
 use thiserror::Error;
 
 pub const RAM_BASE: u32 = 0x0800_0000;
@@ -45,11 +54,20 @@ pub enum Region {
 }
 
 /// The PSP's memory. Allocated once (34 MiB), zero-filled like PPSSPP's start-up state.
-#[derive(Clone)]
 pub struct Memory {
-    ram: Vec<u8>,
-    vram: Vec<u8>,
-    scratch: Vec<u8>,
+    ram: Arc<Vec<u8>>,
+    vram: Arc<Vec<u8>>,
+    scratch: Arc<Vec<u8>>,
+    /// Writes of an earlier flush still being rasterized ([`Pending`]).
+    pending: Option<Box<dyn Pending>>,
+}
+
+/// Writes that have not landed yet: the tiles of a flush rasterizing on the pool.
+pub trait Pending: Send + Sync {
+    /// Whether the writes touch any byte of `[addr, addr + len)` (mirrors folded).
+    fn overlaps(&self, addr: u32, len: u32) -> bool;
+    /// Wait for the writes and apply them to `mem` (which has no pending writes then).
+    fn land(self: Box<Self>, mem: &mut Memory);
 }
 
 impl Default for Memory {
@@ -67,9 +85,44 @@ impl std::fmt::Debug for Memory {
 impl Memory {
     pub fn new() -> Self {
         Memory {
-            ram: vec![0; RAM_SIZE as usize],
-            vram: vec![0; VRAM_SIZE as usize],
-            scratch: vec![0; SCRATCH_SIZE as usize],
+            ram: Arc::new(vec![0; RAM_SIZE as usize]),
+            vram: Arc::new(vec![0; VRAM_SIZE as usize]),
+            scratch: Arc::new(vec![0; SCRATCH_SIZE as usize]),
+            pending: None,
+        }
+    }
+
+    /// A read-only copy of the memory as it is now, sharing its bytes (no copy): what a
+    /// raster job reads textures from while this memory goes on. Pending writes are
+    /// landed first, so the snapshot holds every pixel drawn so far.
+    pub fn snapshot(&mut self) -> Memory {
+        self.settle();
+        Memory { ram: self.ram.clone(), vram: self.vram.clone(), scratch: self.scratch.clone(), pending: None }
+    }
+
+    /// Let `p` write later; writes already pending land first.
+    pub fn defer(&mut self, p: Box<dyn Pending>) {
+        self.settle();
+        self.pending = Some(p);
+    }
+
+    /// Whether writes are pending.
+    pub fn has_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Land every pending write (wait for the raster job).
+    pub fn settle(&mut self) {
+        if let Some(p) = self.pending.take() {
+            p.land(self);
+        }
+    }
+
+    /// Land the pending writes if they touch `[addr, addr + len)`: call before reading
+    /// those bytes.
+    pub fn settle_for(&mut self, addr: u32, len: u32) {
+        if self.pending.as_ref().is_some_and(|p| p.overlaps(addr, len)) {
+            self.settle();
         }
     }
 
@@ -117,12 +170,16 @@ impl Memory {
         }
     }
 
+    /// Every write comes here: pending writes land first (keeping write order), after
+    /// which no snapshot shares the region and `make_mut` copies nothing.
     fn region_mut(&mut self, r: Region) -> &mut [u8] {
-        match r {
+        self.settle();
+        let region = match r {
             Region::Ram => &mut self.ram,
             Region::Vram => &mut self.vram,
             Region::Scratch => &mut self.scratch,
-        }
+        };
+        Arc::make_mut(region).as_mut_slice()
     }
 
     /// The bytes from `addr` to the end of its physical region (for VRAM: to the end of
@@ -199,7 +256,7 @@ impl Memory {
     }
 
     pub fn vram_mut(&mut self) -> &mut [u8] {
-        &mut self.vram
+        self.region_mut(Region::Vram)
     }
 }
 

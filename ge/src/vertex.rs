@@ -527,6 +527,24 @@ pub fn read_index(mem: &Memory, format: IndexFormat, iaddr: u32, i: u32) -> Resu
     }
 }
 
+/// Land pending raster writes ([`Memory::settle_for`]) that cover bytes a draw of `count`
+/// vertices may read: its indices, and its vertices (for an indexed draw, every vertex an
+/// index of its format can name; 32-bit indices can name any address, so everything lands).
+pub(crate) fn settle_reads(mem: &mut Memory, layout: &VertexLayout, vaddr: u32, iaddr: u32, count: u32) {
+    if !mem.has_pending() {
+        return;
+    }
+    let isize = layout.vtype.index.size();
+    let vertices = match layout.vtype.index {
+        IndexFormat::None => count,
+        IndexFormat::U8 => 1 << 8,
+        IndexFormat::U16 => 1 << 16,
+        IndexFormat::U32 => return mem.settle(),
+    };
+    mem.settle_for(iaddr, count.saturating_mul(isize));
+    mem.settle_for(vaddr, vertices.saturating_mul(layout.stride).max(layout.extent));
+}
+
 /// The vertices one PRIM/BOUNDINGBOX consumed, and the internal pointers after it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DecodedDraw {

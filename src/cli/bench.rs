@@ -50,7 +50,7 @@ fn run_once(path: &Path, model: ge::Model) -> anyhow::Result<Run> {
     let t3 = Instant::now();
     std::hint::black_box(display.capture(&g.mem));
     let t4 = Instant::now();
-    let flush = g.draw.phases.unwrap_or_default();
+    let flush = g.draw.flush_times().unwrap_or_default();
     let replay = t3 - t2;
     Ok(Run {
         open: t1 - t0,

@@ -12,7 +12,7 @@ use crate::vertex::{self, Persist, VertexLayout};
 /// not. Follows PPSSPP `GPUCommon::Execute_BoundingBox` / `DrawEngineCommon::
 /// TestBoundingBox` (the hardware's exact rule is not pinned down: [HW `bounding/*`]
 /// text tests are the oracle). Positions are decoded (and morphed) but not skinned.
-pub(crate) fn bounding_box(gs: &mut GeState, mem: &Memory, mut persist: Persist, arg: u32) -> Result<(), MemError> {
+pub(crate) fn bounding_box(gs: &mut GeState, mem: &mut Memory, mut persist: Persist, arg: u32) -> Result<(), MemError> {
     let count = BoundingBoxArg(arg).count();
     if count == 0 {
         gs.bbox_visible = false;
@@ -21,6 +21,7 @@ pub(crate) fn bounding_box(gs: &mut GeState, mem: &Memory, mut persist: Persist,
     let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
     let layout = VertexLayout::new(vtype.raw);
     let params = gs.decode_params();
+    vertex::settle_reads(mem, &layout, gs.vaddr, gs.iaddr, count);
     let decoded = match vertex::decode_draw(mem, &layout, gs.vaddr, gs.iaddr, count, &params, &mut persist) {
         Ok(d) => d,
         Err(_) => {

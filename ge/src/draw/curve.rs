@@ -45,6 +45,7 @@ impl DrawContext {
         let count = params.control_count();
         let layout = VertexLayout::new(vtype.raw);
         let dp = gs.decode_params();
+        vertex::settle_reads(mem, &layout, gs.vaddr, gs.iaddr, count);
         if vtype.index != IndexFormat::None {
             let mut max = 0;
             for i in 0..count {
@@ -70,7 +71,7 @@ impl DrawContext {
                 v
             })
             .collect();
-        let fork = self.fork();
+        let fork = self.fork(mem);
         let tess = if fork.splits(patch::vertex_bound(&params) as usize) {
             fork.install(|| patch::tessellate_split(&params, &control, true))
         } else {
@@ -83,7 +84,7 @@ impl DrawContext {
         let ts_out = self.decode_transform(gs, &out_type);
         // Transform each tessellated vertex once (the transform is a pure function of the
         // vertex, so sharing it changes no bit); assembly reads them through the indices.
-        let unique = self.fork().map(&tess.vertices, |v| AsmVertex::new(&ts_out, v));
+        let unique = self.fork(mem).map(&tess.vertices, |v| AsmVertex::new(&ts_out, v));
         let cull = CullMode::decode(&gs.regs);
         let (prim, indices) = (tess.prim, tess.indices);
         // The GE draws each row of cells as a strip (see `Assembler::cells_from_strip`).

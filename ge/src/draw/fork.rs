@@ -31,11 +31,21 @@ pub(crate) const CHUNK: usize = 64;
 #[derive(Clone, Copy)]
 pub(crate) struct Fork<'p> {
     pool: Option<&'p rayon::ThreadPool>,
+    /// Split nothing: the pool is drawing a flush behind the front end.
+    serial: bool,
 }
 
 impl<'p> Fork<'p> {
     pub(crate) fn new(pool: Option<&'p rayon::ThreadPool>) -> Self {
-        Fork { pool }
+        Fork { pool, serial: false }
+    }
+
+    /// This fork, splitting nothing while `raster_pending`: a flush rasterizing behind
+    /// the front end holds the pool's workers, and a forked chunk would wait behind its
+    /// bands (the front end then stalled for the whole raster: 21763's main thread
+    /// waited 88 of the base's 91 ms). The main thread does the work itself meanwhile.
+    pub(crate) fn serial_while(self, raster_pending: bool) -> Self {
+        Fork { serial: raster_pending, ..self }
     }
 
     /// Worker threads available.
@@ -48,7 +58,7 @@ impl<'p> Fork<'p> {
 
     /// Whether `n` elements are worth splitting.
     pub(crate) fn splits(&self, n: usize) -> bool {
-        n >= MIN_PARALLEL && self.threads() > 1
+        !self.serial && n >= MIN_PARALLEL && self.threads() > 1
     }
 
     /// Run `f` on the pool (its parallel iterators then use the pool's threads).

@@ -190,7 +190,7 @@ impl DrawContext {
         // Antialiasing alone does not count as a change.
         let changed = overrides[1..].iter().any(|&(o, on)| gs.regs.enabled(o) != on);
         if changed {
-            self.flush(mem);
+            self.flush_behind(mem);
             self.write_imm_regs(gs, &overrides);
         }
 
@@ -217,7 +217,7 @@ impl DrawContext {
         self.raster_state_changed();
 
         if changed {
-            self.flush(mem);
+            self.flush_behind(mem);
             self.write_imm_regs(gs, &prev);
         }
     }

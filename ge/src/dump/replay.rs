@@ -24,7 +24,6 @@ use crate::display::DisplayBuffer;
 use crate::exec::Ge;
 use crate::mem::{Memory, Region, RAM_BASE, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
 use crate::regs::float24;
-use std::ops::ControlFlow;
 
 use super::step::{is_draw, Step, StepHook, Stepped};
 
@@ -126,7 +125,7 @@ pub fn restore_init(ge: &mut Ge, payload: &[u8]) -> Result<(), crate::exec::GeEr
 /// display buffer PPSSPP shows at the end: the last record's DISPLAY, else the last
 /// DISPLAY seen, else PSP's power-on display (§8.1).
 pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
-    Ok(replay_steps(dump, ge, &mut |_: &mut Ge, _: &Step| ControlFlow::Continue(()))?.display)
+    Ok(replay_with(dump, ge, None)?.display)
 }
 
 /// [`replay`], showing every executed word to `hook` just after it ran (the draw it
@@ -134,6 +133,13 @@ pub fn replay(dump: &Dump, ge: &mut Ge) -> Result<DisplayBuffer, DumpError> {
 /// breaks, the replay stops there with everything drawn so far rasterized; the returned
 /// display is the one latched so far. Same words, same order, same memory as [`replay`].
 pub fn replay_steps(dump: &Dump, ge: &mut Ge, hook: &mut StepHook<'_>) -> Result<Stepped, DumpError> {
+    replay_with(dump, ge, Some(hook))
+}
+
+/// The replay, with or without a hook. Without one, flushes rasterize behind the words
+/// that follow them (their pixels land before anything reads or writes them); a hook is
+/// handed the GE with every pixel landed, so it sees what [`replay`] would have drawn.
+fn replay_with(dump: &Dump, ge: &mut Ge, hook: Option<&mut StepHook<'_>>) -> Result<Stepped, DumpError> {
     let size = dump.pushbuf.len();
     let limit = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
     if size as u64 > limit as u64 {
@@ -159,7 +165,9 @@ pub fn replay_steps(dump: &Dump, ge: &mut Ge, hook: &mut StepHook<'_>) -> Result
         }
         Ok(())
     };
-    let stopped = match run() {
+    let ran = run();
+    ge.settle();
+    let stopped = match ran {
         Ok(()) => None,
         Err(Halt::Stopped(step)) => Some(step),
         Err(Halt::Error(e)) => return Err(e),
@@ -210,13 +218,13 @@ struct Replayer<'h, 'f> {
     mapping: BufModel,
     latched_display: Option<DisplayBuffer>,
     current_display: Option<DisplayBuffer>,
-    hook: &'h mut StepHook<'f>,
+    hook: Option<&'h mut StepHook<'f>>,
     /// Draw commands executed so far.
     draws: u32,
 }
 
 impl<'h, 'f> Replayer<'h, 'f> {
-    fn new(version: u32, hook: &'h mut StepHook<'f>) -> Self {
+    fn new(version: u32, hook: Option<&'h mut StepHook<'f>>) -> Self {
         Replayer {
             version,
             queue: Vec::new(),
@@ -247,9 +255,11 @@ impl<'h, 'f> Replayer<'h, 'f> {
         let mut words = std::mem::take(&mut self.list).into_iter();
         for (w, record, src) in words.by_ref() {
             let (vaddr, iaddr) = (ge.state.vaddr, ge.state.iaddr);
-            ge.execute_word(w).map_err(|cause| DumpError::from(DumpErrorKind::Ge { index: record, cause }))?;
+            ge.execute_behind(w).map_err(|cause| DumpError::from(DumpErrorKind::Ge { index: record, cause }))?;
             let draw = is_draw(w);
             self.draws += u32::from(draw);
+            let Some(hook) = self.hook.as_mut() else { continue };
+            ge.settle();
             let step = Step {
                 word: w,
                 record,
@@ -259,12 +269,12 @@ impl<'h, 'f> Replayer<'h, 'f> {
                 vaddr,
                 iaddr,
             };
-            if (self.hook)(ge, &step).is_break() {
+            if hook(ge, &step).is_break() {
                 ge.flush();
                 return Err(Halt::Stopped(step));
             }
         }
-        ge.flush();
+        ge.draw.flush_behind(&mut ge.mem);
         Ok(())
     }
 
