@@ -142,6 +142,33 @@ pub enum ScreenSnap {
     /// AREA_RECIP_BITS 12–24 on the torus (≥ 244 px), a 10–23-bit perspective reciprocal,
     /// uniform texel-coordinate biases (best 222). The bilinear per-pass rounding still
     /// fits best (95 px; one rounding 124, v pass first 126).
+    ///
+    /// What is left in reflection-reflection (141 px, measured offline from each pixel's
+    /// fragment s, t and colour in draws 3, 4 and 6, the 64×64 4444 texture and the colour
+    /// buffer after each draw; that model gives our 141 px bit for bit). All 141 are texel
+    /// taps. No pixel differs in coverage, stencil, depth or blend: each one is drawn by the
+    /// same draw in both images, none lies on an outline against the clear colour, and the
+    /// largest channel difference is 19 (54 px differ by 1).
+    /// * 57 px on the front cube (draw 6, texel ADDed to the face colour): every one turns
+    ///   right with the texel coordinate moved 1/256 texel along one axis: 49 down, from the
+    ///   first 1/16 step of a texel, 6 up, 2 either way.
+    /// * 38 px on the floor over black (draw 4, REPLACE with the texture's alpha, blended
+    ///   SRCALPHA/INVSRCALPHA): 31 turn right with a 1/256 move along one axis (22 down,
+    ///   9 up), 1 needs both axes, 6 need 2/256.
+    /// * 46 px on the floor over the reflected cube: 25 turn right with the floor's move
+    ///   alone (10 down, 15 up), 3 need 2/256, and 18 need the reflected cube's (draw 3)
+    ///   coordinate moved 1/256 as well (all 18 turn right then).
+    ///
+    /// So the PSP's perspective-correct s, t are within 2/256 texel of ours, mostly lower:
+    /// the same open question as rendertarget's 52 px and texmtx-normals (module docs of
+    /// `raster::triangle`). Tried on the replay (differing px in reflection / rendertarget /
+    /// texmtx-source / texmtx-prims; this rule 141 / 95 / 20 / 267): the f32 perspective
+    /// reciprocal 136 / 94 / 28 / 335; the staged float24 w in the weights 137 / 96;
+    /// 1/w cut to float24 141 / 94, both 141 / 92; the products weight·(1/w) cut 138 / 96;
+    /// the q sum cut 153 / 106; the reciprocal also cut after its 16-bit rounding 141 / 95.
+    /// Offline, one texel-coordinate offset for every fragment: −1/256 241 px, −2/256 541,
+    /// −4/256 1 122, +1/256 411. Cutting s or t to any 2^-k grid (k ≥ 12) moves no tap: the
+    /// filter's 1/16 steps lie on every such grid. None of these is a rule.
     Float24Stages,
 }
 
