@@ -222,17 +222,16 @@ impl<P: Send + Sync + 'static> Binner<P> {
             Some(p) => p.current_thread_index().is_some(),
             None => rayon::current_thread_index().is_some(),
         };
+        if threads <= 1 || worker {
+            return self.flush(target, mem, pool.map(|p| &**p), &draw);
+        }
         let items = std::mem::take(&mut self.items);
         let bands = match self.plan(&items, target) {
-            Plan::Bands(bands) if threads > 1 && !worker => bands,
+            Plan::Bands(bands) => bands,
             Plan::Empty => return,
             Plan::Single(band, overlap) => {
                 mem.settle();
                 return draw_single(&band, overlap, target, mem, &items, &draw);
-            }
-            Plan::Bands(_) => {
-                self.items = items;
-                return self.flush(target, mem, pool.map(|p| &**p), &draw);
             }
         };
         let (first, last) = match (bands.first(), bands.last()) {
