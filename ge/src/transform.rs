@@ -181,10 +181,11 @@ impl ScreenSnap {
 }
 
 /// The PSP's clip x, y, w: world, view and projection applied one after the other, each
-/// result cut to float24 (see [`ScreenSnap::Float24Stages`]).
-fn staged_xyw(st: &TransformState, pos: [f32; 3]) -> [f32; 3] {
+/// result cut to float24 (see [`ScreenSnap::Float24Stages`]), from the world stage's
+/// result `world_pos` (uncut).
+fn staged_xyw(st: &TransformState, world_pos: [f32; 3]) -> [f32; 3] {
     let cut = |v: [f32; 3]| v.map(float24_trunc);
-    let eye = cut(mul43(&st.view, cut(mul43(&st.world, pos))));
+    let eye = cut(mul43(&st.view, cut(world_pos)));
     let c = mul44(&st.proj, eye);
     [float24_trunc(c[0]), float24_trunc(c[1]), float24_trunc(c[3])]
 }
@@ -338,14 +339,12 @@ pub fn transform_vertex(st: &TransformState, v: &Vertex) -> ClipVertex {
     if st.negate_normals {
         normal = [-normal[0], -normal[1], -normal[2]];
     }
-    let mut world_pos = [0.0; 3];
-    let xyw24 = (st.snap == ScreenSnap::Float24Stages).then(|| staged_xyw(st, pos));
-    let clip = if st.clip_from_world {
-        world_pos = mul43(&st.world, pos);
-        mul44(&st.clip_matrix, world_pos)
-    } else {
-        mul44(&st.clip_matrix, pos)
-    };
+    let staged = st.snap == ScreenSnap::Float24Stages;
+    // The world position is computed once for the clip matrix, the lights that read it
+    // and the staged placement (only the lights with `uses_world_pos` look at it).
+    let world_pos = if st.clip_from_world || staged { mul43(&st.world, pos) } else { [0.0; 3] };
+    let xyw24 = staged.then(|| staged_xyw(st, world_pos));
+    let clip = mul44(&st.clip_matrix, if st.clip_from_world { world_pos } else { pos });
     // [PP `Dot43` SSE4 path]: (a·x + b·y) + (c·z + d·1).
     let f = &st.fog;
     let fog = if st.fog_enabled { (f[0] * pos[0] + f[1] * pos[1]) + (f[2] * pos[2] + f[3] * 1.0) } else { 1.0 };
