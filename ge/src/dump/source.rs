@@ -155,21 +155,16 @@ pub(super) fn inflate_entry(
         let mut f = f.take(declared + 1);
         let mut total = 0u64;
         loop {
-            let mut chunk = vec![0u8; CHUNK];
-            let mut n = 0;
-            while n < CHUNK {
-                match f.read(&mut chunk[n..]) {
-                    Ok(0) => break,
-                    Ok(k) => n += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(DumpErrorKind::Zip(format!("entry {name:?}: {e}"))),
-                }
-            }
-            if n == 0 {
+            // Up to CHUNK bytes, fewer only at the end of the entry.
+            let mut chunk = Vec::with_capacity(CHUNK);
+            (&mut f)
+                .take(CHUNK as u64)
+                .read_to_end(&mut chunk)
+                .map_err(|e| DumpErrorKind::Zip(format!("entry {name:?}: {e}")))?;
+            if chunk.is_empty() {
                 break;
             }
-            total += n as u64;
-            chunk.truncate(n);
+            total += chunk.len() as u64;
             if tx.send(Ok(chunk)).is_err() {
                 return Ok(()); // the parser is gone (it only leaves early by unwinding)
             }
