@@ -169,6 +169,37 @@ pub enum ScreenSnap {
     /// Offline, one texel-coordinate offset for every fragment: −1/256 241 px, −2/256 541,
     /// −4/256 1 122, +1/256 411. Cutting s or t to any 2^-k grid (k ≥ 12) moves no tap: the
     /// filter's 1/16 steps lie on every such grid. None of these is a rule.
+    ///
+    /// Also ruled out on the replay (same four counts, then texmtx-normals; this rule
+    /// 141 / 95 / 20 / 267 / 276; s/w, t/w, q/w interpolated in f64 with the 16-bit
+    /// reciprocal 146 / 92 / 20 / 267 / 278):
+    /// * s/w, t/w, q/w as planes from the first vertex with [`crate::raster::ColourPlane`]'s
+    ///   arithmetic, gradients per 1/16 px rounded down to n bits below the triangle's largest
+    ///   vertex value (area reciprocal exact or 16-bit): n = 22 826 / 252, 24 250 / 114,
+    ///   26 132 / 100, 28 140 / 96, ≥ 30 as f64. texmtx-source and -prims do not move for
+    ///   n ≥ 14 (dyadic values); texmtx-normals' best is 222 (n = 26), rendertarget worse.
+    /// * Those planes' per-pixel values truncated (s/w, t/w, or all three) to 14–18 bits
+    ///   below the largest vertex value or to 2^-15…2^-19: best 125 / 91 / 20 / 267 / 268
+    ///   (s/w, t/w floored to 2^-18), a bias (a constant −0.3/256 texel gains as much
+    ///   offline), not a fit.
+    /// * Vertex s, t, 1/w or s/w cut to 12–18 bits (float24 is 17), truncated or nearest:
+    ///   138–212 / 91–169 (reflection's s, t are 0 or 1, so only 1/w can matter).
+    /// * A fixed-point texel coordinate truncated before the bilinear split changes nothing:
+    ///   `s · size · 256` is exact in f32 and every grid finer than 1/16 texel keeps the taps.
+    ///
+    /// What the error is (offline, the front cube, draw 6: 1 645 intervals on the PSP's u, v
+    /// from pixels whose texel brackets a 1/16 step; exact perspective 55 misses, ours 57):
+    /// not a setup precision. No affine error per triangle and no change of the nine vertex
+    /// values s/w, t/w, 1/w (even by ±24·2^-16) fits them: at best 16 stay violated, by up
+    /// to 0.54/256 texel, and diagonal neighbours need errors 0.31/256 texel apart. A
+    /// smooth error plus a per-pixel one of ±0.3/256 texel fits, or a per-pixel drop of
+    /// 0–0.75/256 texel with vertex values off by ≤ 0.22·2^-16 (float24-sized). So the PSP
+    /// rounds s/w, t/w or q/w per pixel at about 2^-16 absolute (2^-15 of s), but none of
+    /// these per-pixel roundings reproduces it (draw 6 misses): s/w, t/w, q/w floored to
+    /// 2^-15…2^-20 or to 14–19 significant bits, also as deltas from the first vertex (best
+    /// 39); screen barycentrics at 13–20 bits with a 16-bit area reciprocal (46); plane
+    /// sums in float24 (47); steps from row, span or 2–32 px block anchors with truncated
+    /// gradients (42).
     Float24Stages,
 }
 
