@@ -278,7 +278,9 @@ impl DrawContext {
             Some(m) => m.bin(&mut self.binner, &state, &mut shapes),
             None => {
                 let before = self.binner.len();
-                for shape in shapes.drain(..) {
+                // A triangle between the sample points draws nothing: not binned.
+                let sample = state.triangle.sample;
+                for shape in shapes.drain(..).filter(|s| !s.samples_nothing(sample)) {
                     if let Some(r) = scissored_bounds(&state, &shape) {
                         self.binner.push(r, BinnedPrim { state: state.clone(), shape, fix: Default::default() });
                     }
