@@ -1,8 +1,10 @@
 //! Tile binning and parallel rasterization.
 //!
 //! Primitives are queued with their inclusive screen bounds. [`Binner::flush`] cuts the
-//! rows they touch into bands of `band_rows` rows (aligned to multiples of `band_rows`
-//! from row 0), copies each touched band of the colour and depth buffers out of VRAM into
+//! rows they touch into bands of at most `band_rows` rows (with one thread aligned to
+//! multiples of `band_rows` from row 0; with more, cut where the estimated raster cost
+//! reaches an even share, `band_starts`), copies each touched band of the colour and
+//! depth buffers out of VRAM into
 //! a private [`Tile`], and lets a rayon worker draw every primitive touching the band, in
 //! submission order. Tiles are written back in band order after the parallel phase. No
 //! band shares bytes with another, so the result is the same for any thread count and any
@@ -126,7 +128,8 @@ impl<P: Send + Sync> Binner<P> {
         // Earlier tiles still on their way land before the bands are copied out.
         mem.settle();
         let items = std::mem::take(&mut self.items);
-        match self.plan(&items, target) {
+        let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+        match self.plan(&items, target, threads) {
             Plan::Empty => {}
             Plan::Single(band, overlap) => draw_single(&band, overlap, target, mem, &items, draw),
             Plan::Bands(bands) => {
@@ -144,8 +147,9 @@ impl<P: Send + Sync> Binner<P> {
         }
     }
 
-    /// Where the queued primitives go: nowhere, one sequential band, or bands.
-    fn plan(&self, items: &[(ClipRect, P)], target: &FbTarget) -> Plan {
+    /// Where the queued primitives go: nowhere, one sequential band, or bands (balanced
+    /// for `threads` workers, [`band_starts`]).
+    fn plan(&self, items: &[(ClipRect, P)], target: &FbTarget, threads: usize) -> Plan {
         // Clamp each primitive's bounds to the drawable area; drop what is left empty.
         let live: Vec<(ClipRect, u32)> = items
             .iter()
@@ -180,17 +184,18 @@ impl<P: Send + Sync> Binner<P> {
         }
 
         // Assign primitives to bands, keeping submission order within each band.
-        let first_band = y_min.div_euclid(self.band_rows);
-        let last_band = y_max.div_euclid(self.band_rows);
-        let mut bands: Vec<Band> = (first_band..=last_band)
-            .map(|b| {
-                let y0 = b * self.band_rows;
-                Band { y0, rows: self.band_rows.min(MAX_COORD + 1 - y0), prims: Vec::new() }
-            })
-            .collect();
+        let starts = band_starts(&live, y_min, y_max, self.band_rows, threads);
+        let mut bands: Vec<Band> =
+            starts.windows(2).map(|w| Band { y0: w[0], rows: w[1] - w[0], prims: Vec::new() }).collect();
+        // The band of each row from the first band's on.
+        let base = starts[0];
+        let mut band_of = Vec::with_capacity((starts[starts.len() - 1] - base) as usize);
+        for (k, b) in bands.iter().enumerate() {
+            band_of.extend(std::iter::repeat_n(k as u32, b.rows as usize));
+        }
         for (b, i) in &live {
-            let lo = (b.y0.div_euclid(self.band_rows) - first_band) as usize;
-            let hi = (b.y1.div_euclid(self.band_rows) - first_band) as usize;
+            let lo = band_of[(b.y0 - base) as usize] as usize;
+            let hi = band_of[(b.y1 - base) as usize] as usize;
             for band in &mut bands[lo..=hi] {
                 band.prims.push(*i);
             }
@@ -226,7 +231,7 @@ impl<P: Send + Sync + 'static> Binner<P> {
             return self.flush(target, mem, pool.map(|p| &**p), &draw);
         }
         let items = std::mem::take(&mut self.items);
-        let bands = match self.plan(&items, target) {
+        let bands = match self.plan(&items, target, threads) {
             Plan::Bands(bands) => bands,
             Plan::Empty => return,
             Plan::Single(band, overlap) => {
@@ -266,6 +271,63 @@ impl<P: Send + Sync + 'static> Binner<P> {
         }
         mem.defer(Box::new(Landing { color, depth, target, tiles: Mutex::new(rx), waited: waited.cloned() }));
     }
+}
+
+/// Estimated cost of a primitive's set-up, in pixels (the raster's per-primitive work:
+/// edge and plane set-up, the shader and kernel choice; a small triangle's set-up costs
+/// about what 8-16 textured pixels cost, callgrind on g59dc00).
+const SETUP_PIXELS: u64 = 12;
+/// Bands each worker gets when bands are balanced, so that stealing can even them out.
+const BANDS_PER_THREAD: u64 = 4;
+/// Fewest rows of a balanced band (a whole quad row: odd cuts set up a quad row twice).
+const MIN_BAND_ROWS: i32 = 2;
+
+/// The first row of every band and, last, the row after the last one, covering rows
+/// `y_min..=y_max` of the clamped bounds `live`. One thread: bands of `band_rows` rows
+/// aligned to multiples of it. More threads: bands of at most `band_rows` rows cut where
+/// the estimated cost (set-up plus half the bounding box's pixels, spread over each
+/// primitive's rows) reaches an even share of [`BANDS_PER_THREAD`] bands per thread, so a
+/// frame whose primitives crowd into a few rows still keeps every thread busy (g59dc00:
+/// most of its 10 600 triangles fall into two 16-row bands, so 2 threads drew no faster
+/// than 1). Band edges change where a primitive is cut, never what it draws.
+fn band_starts(live: &[(ClipRect, u32)], y_min: i32, y_max: i32, band_rows: i32, threads: usize) -> Vec<i32> {
+    if threads <= 1 || band_rows <= MIN_BAND_ROWS {
+        let (first, last) = (y_min.div_euclid(band_rows), y_max.div_euclid(band_rows));
+        let mut starts: Vec<i32> = (first..=last).map(|b| b * band_rows).collect();
+        starts.push(((last + 1) * band_rows).min(MAX_COORD + 1));
+        return starts;
+    }
+    // Cost per row (16ths of a pixel), through a difference array.
+    let n = (y_max - y_min + 1) as usize;
+    let mut diff = vec![0i64; n + 1];
+    for (b, _) in live {
+        let (w, h) = (i64::from(b.x1 - b.x0 + 1), i64::from(b.y1 - b.y0 + 1));
+        let per_row = (SETUP_PIXELS as i64 * 16 + 8 * w * h) / h;
+        diff[(b.y0 - y_min) as usize] += per_row;
+        diff[(b.y1 - y_min + 1) as usize] -= per_row;
+    }
+    let mut cost = Vec::with_capacity(n);
+    let mut acc = 0i64;
+    for d in &diff[..n] {
+        acc += d;
+        cost.push(acc.max(0) as u64);
+    }
+    let share = (cost.iter().sum::<u64>() / (threads as u64 * BANDS_PER_THREAD)).max(1);
+    let mut starts = vec![y_min];
+    let (mut start, mut acc) = (y_min, 0u64);
+    for (k, c) in cost.iter().enumerate() {
+        let y = y_min + k as i32;
+        acc += c;
+        let rows = y + 1 - start;
+        let even_end = (y + 1) % 2 == 0;
+        if y < y_max && (rows >= band_rows || (acc >= share && rows >= MIN_BAND_ROWS && even_end)) {
+            start = y + 1;
+            acc = 0;
+            starts.push(start);
+        }
+    }
+    starts.push(y_max + 1);
+    starts
 }
 
 /// Where a flush's primitives go ([`Binner::plan`]).
@@ -582,6 +644,40 @@ mod tests {
         assert!(run(&ps, &t, 4, 272) == want);
         assert!(run(&ps, &t, 1, 272) == want);
         assert!(run(&ps, &t, 2, 7) == want);
+    }
+
+    #[test]
+    fn crowded_rows_are_cut_into_balanced_bands() {
+        // 400 small prims in rows 100..=111 and one tall one: with 2 threads the crowded
+        // rows are cut into several bands (1 thread: the aligned 16-row bands), and the
+        // bytes stay the reference's.
+        let t = target(512);
+        let mut ps: Vec<Prim> = prims(400, 31, 450)
+            .into_iter()
+            .map(|p| Prim { r: ClipRect { y0: 100 + p.r.y0 % 11, y1: 100 + p.r.y0 % 11 + 1, ..p.r }, ..p })
+            .collect();
+        ps.push(Prim { id: 400, r: ClipRect { x0: 3, y0: 20, x1: 9, y1: 200 } });
+        let bin = |threads| {
+            let mut b = Binner::new(16);
+            for p in &ps {
+                b.push(p.r, *p);
+            }
+            match b.plan(&b.items, &t, threads) {
+                Plan::Bands(bands) => bands.iter().map(|b| (b.y0, b.rows)).collect::<Vec<_>>(),
+                _ => panic!("banded"),
+            }
+        };
+        let one = bin(1);
+        assert!(one.iter().all(|&(y0, rows)| y0 % 16 == 0 && rows == 16), "{one:?}");
+        let two = bin(2);
+        let crowded = two.iter().filter(|&&(y0, rows)| y0 < 112 && y0 + rows > 100).count();
+        assert!(crowded >= 4, "{two:?}");
+        assert!(two.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0), "{two:?}");
+        assert!(two.iter().all(|&(_, rows)| (1..=16).contains(&rows)), "{two:?}");
+        let want = reference(&ps, &t);
+        for threads in [1, 2, 3] {
+            assert!(run(&ps, &t, threads, 16) == want, "{threads} threads");
+        }
     }
 
     #[test]

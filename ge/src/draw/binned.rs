@@ -127,6 +127,39 @@ pub enum Shape {
     Point(ScreenVertex),
 }
 
+impl Shape {
+    /// True when the shape certainly draws nothing under triangle rule `rule`: a triangle
+    /// of non-zero area whose bounding box holds no sample point (16·p + 7 or + 8,
+    /// [`raster::SamplePoint`]) in x or in y. Covering a sample needs every edge function
+    /// non-negative there, so the sample lies in the closed triangle, inside its box; with
+    /// coordinates under 2^14 sixteenths no edge function wraps, so that holds for the
+    /// rasterizer's i32 arithmetic too (larger coordinates are never dropped). A triangle
+    /// of zero area is kept: its edge functions vanish along the whole line through it,
+    /// outside its box too (synthetic b_prim_001026). Far-away detail is mostly such slivers
+    /// (g59dc00: most of its 10 600 triangles per frame). Other shapes: false.
+    pub fn samples_nothing(&self, rule: raster::SamplePoint) -> bool {
+        let Shape::Triangle(v) = self else { return false };
+        const LIMIT: i32 = 1 << 14;
+        if v.iter().any(|p| !(-LIMIT..LIMIT).contains(&p.x.0) || !(-LIMIT..LIMIT).contains(&p.y.0)) {
+            return false;
+        }
+        let (d1, d2) = ((v[1].x.0 - v[0].x.0, v[1].y.0 - v[0].y.0), (v[2].x.0 - v[0].x.0, v[2].y.0 - v[0].y.0));
+        if i64::from(d1.0) * i64::from(d2.1) == i64::from(d1.1) * i64::from(d2.0) {
+            return false;
+        }
+        let off = match rule {
+            raster::SamplePoint::Ppsspp => 7,
+            raster::SamplePoint::PixelCentre => 8,
+        };
+        // Is there a p with lo <= 16·p + off <= hi?
+        let holds_sample = |a: i32, b: i32, c: i32| {
+            let (lo, hi) = (a.min(b).min(c) - off, a.max(b).max(c) - off);
+            (lo + 15).div_euclid(16) * 16 <= hi
+        };
+        !holds_sample(v[0].x.0, v[1].x.0, v[2].x.0) || !holds_sample(v[0].y.0, v[1].y.0, v[2].y.0)
+    }
+}
+
 /// What the binner stores.
 pub struct BinnedPrim {
     pub state: Arc<DrawState>,
@@ -146,4 +179,84 @@ pub(crate) fn scissored_bounds(state: &DrawState, shape: &Shape) -> Option<ClipR
     };
     let r = b.intersect(&state.scissor);
     (!r.is_empty()).then_some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Shape;
+    use crate::geom::{ScreenVertex, SubPixel};
+    use crate::raster::{self, ClipRect, RasterSetup, SamplePoint, TriangleRule};
+    use proptest::prelude::*;
+
+    fn vertex((x, y): (i32, i32)) -> ScreenVertex {
+        ScreenVertex { x: SubPixel(x), y: SubPixel(y), w: 1.0, q: 1.0, color0: [255; 4], ..Default::default() }
+    }
+
+    /// Quads with a lane set that the rasterizer emits for `v` in either winding.
+    fn lanes(v: &[ScreenVertex; 3], rule: TriangleRule) -> u32 {
+        let mut setup = RasterSetup::new(ClipRect { x0: 0, y0: 0, x1: 1023, y1: 1023 }, true, true);
+        setup.triangle = rule;
+        let mut n = 0;
+        raster::triangle_culled(v, raster::Cull::Off, &setup, &mut |q| n += u32::from(q.mask != 0));
+        n
+    }
+
+    /// A small triangle near (`x`, `y`) sixteenths: with `far` a corner past 2^14, with
+    /// `kind` 1 two equal corners, with 2 three on a diagonal (zero area).
+    fn triangle() -> impl Strategy<Value = [(i32, i32); 3]> {
+        (0..16_368i32, 0..16_368i32, prop::array::uniform6(-40..40i32), any::<bool>(), 0..4u8).prop_map(
+            |(x, y, d, far, kind)| {
+                let far = if far { 1 << 14 } else { 0 };
+                let mut v = [(x + d[0], y + d[1]), (x + d[2], y + d[3]), (x + d[4] + far, y + d[5])];
+                match kind {
+                    1 => v[1] = v[0],
+                    2 => v = [0, 1, 2].map(|k| (x + k * d[0], y + k * d[1])),
+                    _ => {}
+                }
+                v
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
+        /// The binning shortcut drops only triangles the rasterizer draws nothing of.
+        #[test]
+        fn dropped_triangles_draw_nothing(p in triangle(), hardware in any::<bool>()) {
+            let v = p.map(vertex);
+            let (rule, sample) = if hardware {
+                (TriangleRule::HARDWARE, SamplePoint::PixelCentre)
+            } else {
+                (TriangleRule::PPSSPP, SamplePoint::Ppsspp)
+            };
+            prop_assume!(rule.sample == sample);
+            if Shape::Triangle(v).samples_nothing(sample) {
+                prop_assert_eq!(lanes(&v, rule), 0);
+            }
+        }
+    }
+
+    /// Slivers between sample rows are dropped, for each rule's own sample point, and a
+    /// triangle holding a sample is not (the property above is not vacuous).
+    #[test]
+    fn slivers_between_samples_are_dropped() {
+        // y from 16·3 + 9 to 16·4 + 6: between the rows' samples at + 7 and + 8 of 3 and 4.
+        let sliver = [(100, 57), (180, 60), (140, 70)].map(vertex);
+        assert!(Shape::Triangle(sliver).samples_nothing(SamplePoint::Ppsspp));
+        assert!(Shape::Triangle(sliver).samples_nothing(SamplePoint::PixelCentre));
+        assert_eq!(lanes(&sliver, TriangleRule::PPSSPP) + lanes(&sliver, TriangleRule::HARDWARE), 0);
+        // Holds y = 16·4 + 7 but not + 8: kept for the PPSSPP sample point only.
+        let low = [(100, 60), (180, 60), (140, 71)].map(vertex);
+        assert!(!Shape::Triangle(low).samples_nothing(SamplePoint::Ppsspp));
+        assert!(Shape::Triangle(low).samples_nothing(SamplePoint::PixelCentre));
+        let big = [(0, 0), (160, 0), (0, 160)].map(vertex);
+        assert!(!Shape::Triangle(big).samples_nothing(SamplePoint::PixelCentre));
+        assert!(lanes(&big, TriangleRule::HARDWARE) > 0);
+        // Zero area (b_prim_001026): the line through it holds samples outside its box.
+        let line = [(4013, 2317), (4013, 2317), (4014, 2318)].map(vertex);
+        assert!(!Shape::Triangle(line).samples_nothing(SamplePoint::PixelCentre));
+        // Past 2^14 sixteenths nothing is dropped.
+        let far = [(1 << 14, 57), (180, 60), (140, 70)].map(vertex);
+        assert!(!Shape::Triangle(far).samples_nothing(SamplePoint::Ppsspp));
+    }
 }
