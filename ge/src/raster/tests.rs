@@ -412,6 +412,27 @@ fn clamp_fog4_equals_clamp_fog() {
 }
 
 #[test]
+fn cvt_round4_equals_cvt_round() {
+    // Lanes mixed from small values (the vector path), values at and past 2^22, huge and
+    // non-finite ones (the lane-by-lane path), in every lane position.
+    let kinds =
+        [0.5f32, 2.5, -3.5, 254.5, 4_194_303.5, 4_194_304.0, -4_194_304.5, 8_388_609.0, 3e9, f32::NAN, f32::INFINITY];
+    let mut bits = 0x2545_F491u32;
+    for i in 0..100_000u32 {
+        bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let x: [f32; 4] = std::array::from_fn(|l| {
+            let r = bits.rotate_left(8 * l as u32);
+            match (i + l as u32) % 3 {
+                0 => kinds[(r % kinds.len() as u32) as usize],
+                1 => (r as i32 as f32) / 512.0,
+                _ => f32::from_bits(r),
+            }
+        });
+        assert_eq!(cvt_round4(x), x.map(cvt_round), "{x:?}");
+    }
+}
+
+#[test]
 fn fog_clamp_and_rounding_helpers() {
     assert_eq!(clamp_fog(1.0), 255);
     assert_eq!(clamp_fog(7.0), 255);

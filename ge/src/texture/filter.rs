@@ -157,6 +157,95 @@ impl Axis {
     }
 }
 
+/// Whether all four lanes are below 2^22 in magnitude (not NaN): then [`rne_small`]
+/// holds for each.
+#[inline(always)]
+fn all_small(x: [f32; 4]) -> bool {
+    let small = x.map(|v| v.abs() < 4194304.0);
+    small[0] & small[1] & small[2] & small[3]
+}
+
+/// `x` rounded to nearest even, for |x| < 2^22: x + 1.5·2^23 then lies in [2^23, 2^24],
+/// where consecutive integers are consecutive bit patterns, so the difference of the bits
+/// is the rounded value (integer arithmetic only, which vectorises; no float-to-int
+/// conversion).
+#[inline(always)]
+fn rne_small(x: f32) -> i32 {
+    const MAGIC: f32 = 12582912.0;
+    ((x + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32)
+}
+
+/// [`cvtt`] on four lanes: without a branch per lane when all are below 2^22 (truncation
+/// is the rounded value stepped toward zero where it overshot).
+#[inline(always)]
+fn cvtt4(x: [f32; 4]) -> [i32; 4] {
+    if all_small(x) {
+        x.map(|v| {
+            let r = rne_small(v);
+            let rf = r as f32;
+            r - i32::from(v >= 0.0 && rf > v) + i32::from(v < 0.0 && rf < v)
+        })
+    } else {
+        x.map(cvtt)
+    }
+}
+
+/// [`cvt_rne`] on four lanes: without a branch per lane when all are below 2^22.
+#[inline(always)]
+fn cvt_rne4(x: [f32; 4]) -> [i32; 4] {
+    if all_small(x) {
+        x.map(rne_small)
+    } else {
+        x.map(cvt_rne)
+    }
+}
+
+/// [`cvt_floor`] on four lanes: without a branch per lane when all are below 2^22 (the
+/// rounded value, one less where it is above x).
+#[inline(always)]
+fn cvt_floor4(x: [f32; 4]) -> [i32; 4] {
+    if all_small(x) {
+        x.map(|v| {
+            let r = rne_small(v);
+            r - i32::from(r as f32 > v)
+        })
+    } else {
+        x.map(cvt_floor)
+    }
+}
+
+impl Axis {
+    /// [`Axis::fix`] of four lanes, the clamp or wrap chosen once.
+    #[inline(always)]
+    fn fix4(&self, x: [i32; 4]) -> [u32; 4] {
+        if self.clamp {
+            x.map(|x| x.min(self.max).max(0) as u32)
+        } else {
+            x.map(|x| (x & self.max) as u32)
+        }
+    }
+
+    /// [`Axis::nearest`] of four coordinates.
+    #[inline(always)]
+    pub fn nearest4(&self, s: [f32; 4]) -> [u32; 4] {
+        self.fix4(cvtt4(s.map(|s| s * self.scale)).map(|x| x >> 8))
+    }
+
+    /// [`Axis::linear`] of four coordinates: first texels, second texels, weights.
+    #[inline(always)]
+    pub fn linear4(&self, s: [f32; 4]) -> ([u32; 4], [u32; 4], [u32; 4]) {
+        let scaled = s.map(|s| s * self.scale);
+        let x = match self.rule {
+            SamplerRule::PpssppCpp => cvtt4(scaled),
+            SamplerRule::Hardware => cvt_floor4(scaled),
+            SamplerRule::HardwareTriangles | SamplerRule::PpssppJit => cvt_rne4(scaled),
+        }
+        .map(|x| x.wrapping_sub(128));
+        let i = x.map(|x| x >> 8);
+        (self.fix4(i), self.fix4(i.map(|i| i.wrapping_add(1))), x.map(|x| ((x >> 4) & 15) as u32))
+    }
+}
+
 /// One level ready to sample: memory, palette and axes.
 pub struct Level<'a> {
     pub src: LevelSrc<'a>,
@@ -182,6 +271,12 @@ fn pack(x: u64) -> [u8; 4] {
 pub fn bilinear<F: Format>(l: &Level, s: f32, t: f32) -> [u8; 4] {
     let (u0, u1, fu) = l.u.linear(s);
     let (v0, v1, fv) = l.v.linear(t);
+    bilinear_at::<F>(l, (u0, u1, fu), (v0, v1, fv))
+}
+
+/// [`bilinear`] from the texel pairs and weights of its two axes ([`Axis::linear`]).
+#[inline(always)]
+pub fn bilinear_at<F: Format>(l: &Level, (u0, u1, fu): (u32, u32, u32), (v0, v1, fv): (u32, u32, u32)) -> [u8; 4] {
     // Per-mip CLUT4 palettes: the JIT adds 16·level to the palette index with a MOVD, which
     // fills only the first of its four lanes, so only the top-left tap uses the level's
     // palette; the other three read the level-0 entries [PP SamplerX86.cpp Jit_ReadClutQuad
@@ -222,6 +317,41 @@ pub fn mip_blend(c0: [u8; 4], c1: [u8; 4], f: u32) -> [u8; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lane forms of the axis arithmetic equal the per-coordinate ones, for every rule,
+    /// clamp and wrap, sizes up to past 512, and coordinates from ordinary to huge, NaN and
+    /// infinite (in any mix over the four lanes).
+    #[test]
+    fn lane_coordinates_equal_the_scalar_ones() {
+        let special =
+            [0.0f32, -0.0, 0.5, 1.0, -1.0, 0.999_999_9, 1e6, -1e6, 2e9, f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+        let mut x = 0x9E37_79B9u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let rules =
+            [SamplerRule::Hardware, SamplerRule::HardwareTriangles, SamplerRule::PpssppJit, SamplerRule::PpssppCpp];
+        for round in 0..40_000u32 {
+            let size = 1u32 << (next() % 11);
+            let axis = Axis::new(size, round % 2 == 0).with_rule(rules[(round / 2 % 4) as usize]);
+            let s: [f32; 4] = std::array::from_fn(|_| {
+                let r = next();
+                match r % 4 {
+                    0 => special[(r >> 8) as usize % special.len()],
+                    1 => f32::from_bits(next()),
+                    2 => (r >> 2) as i32 as f32 / 2f32.powi(30 - (r % 29) as i32),
+                    _ => (r >> 8) as f32 / 16_777_216.0 * 4.0 - 2.0,
+                }
+            });
+            assert_eq!(axis.nearest4(s), s.map(|s| axis.nearest(s)), "{axis:?} {s:?}");
+            let (a, b, w) = axis.linear4(s);
+            let want = s.map(|s| axis.linear(s));
+            assert_eq!((a, b, w), (want.map(|l| l.0), want.map(|l| l.1), want.map(|l| l.2)), "{axis:?} {s:?}");
+        }
+    }
 
     #[test]
     fn floor_conversion_equals_floor() {
