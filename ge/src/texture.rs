@@ -499,6 +499,23 @@ pub fn shade_span(
     dispatch_format!(st.format, run)
 }
 
+/// The colour [`shade_span`] gives every fragment whatever its coordinates, when it cannot
+/// depend on them: the level is one texel wide and high (both axes wrap and clamp every
+/// index to texel 0, so all nearest and bilinear taps read it and four equal taps filter
+/// back to it), or the stage outputs 0. `None` otherwise. commands-basic magnifies a 1x1
+/// texture over 460x252 pixels; with this the rows are fills.
+pub fn uniform_span(st: &TextureState, mem: &Memory, lod: Lod, prim: [u8; 4], secondary: [u8; 3]) -> Option<[u8; 4]> {
+    if !st.null_output(lod.level) {
+        let l = st.level(mem, lod.level as usize);
+        if l.u.max != 0 || l.v.max != 0 {
+            return None;
+        }
+    }
+    let mut out = [[0u8; 4]];
+    shade_span(st, mem, lod, prim, secondary, &[(0.0, 0.0)], &mut out);
+    Some(out[0])
+}
+
 /// Sample fragments whose bit is set in `mask` (normalised s, t). Returns false when the
 /// texture stage outputs 0.
 fn sample_n(

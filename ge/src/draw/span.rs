@@ -76,6 +76,18 @@ pub(super) fn rect_spans(
         }
     };
     let Some(lod) = texture::constant_lod(t) else { return false };
+    if matches!(coords, Coords::None) {
+        return false;
+    }
+    // One colour for every fragment: the rows are fills (`pixel::fill_span`). Both
+    // coordinate sources visit exactly the pixels of `cover`, so the same rows are drawn.
+    if let Some(colour) = texture::uniform_span(t, mem, lod, f.color0, f.color1) {
+        let Some(r) = cover else { return true };
+        for y in r.y0..=r.y1 {
+            pixel::fill_span(px, tile, r.x0, r.x1, y, f.z, f.fog, colour);
+        }
+        return true;
+    }
     let mut colours = [[0u8; 4]; RUN];
     let mut draw_row = |y: i32, x0: i32, st: &[(f32, f32)]| {
         let colours = &mut colours[..st.len()];
