@@ -505,11 +505,12 @@ pub fn shade_span(
 /// back to it), or the stage outputs 0. `None` otherwise. commands-basic magnifies a 1x1
 /// texture over 460x252 pixels; with this the rows are fills.
 pub fn uniform_span(st: &TextureState, mem: &Memory, lod: Lod, prim: [u8; 4], secondary: [u8; 3]) -> Option<[u8; 4]> {
-    if !st.null_output(lod.level) {
-        let l = st.level(mem, lod.level as usize);
-        if l.u.max != 0 || l.v.max != 0 {
-            return None;
-        }
+    // The axes `TextureState::level` samples with, without building the level's source
+    // (this runs for every textured rectangle and band).
+    let info = st.levels.get(lod.level as usize).copied().unwrap_or_default();
+    let one_texel = Axis::new(info.width, st.clamp_s).max == 0 && Axis::new(info.height, st.clamp_t).max == 0;
+    if !one_texel && !st.null_output(lod.level) {
+        return None;
     }
     let mut out = [[0u8; 4]];
     shade_span(st, mem, lod, prim, secondary, &[(0.0, 0.0)], &mut out);
