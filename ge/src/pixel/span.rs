@@ -10,7 +10,8 @@
 //!   range, alpha, fog and colour tests then give one answer for the row, and when no
 //!   per-pixel test or read-modify-write stage remains (clear mode writing colour, or
 //!   normal mode without stencil, depth test, blend or logic op) the row is a fill of at
-//!   most four words (the dither pattern) merged with the protected bits of the old word.
+//!   most four words (the dither pattern) merged with the protected bits of the old word,
+//!   64 bytes a store, or 16 bytes at a time when bits are kept (`merge_pattern`).
 //!   Otherwise every fragment runs the rest of the plain pipeline.
 //!
 //! Both equal `draw_pixel` fragment by fragment (property test in `draw::span`); the
