@@ -65,7 +65,7 @@ impl DisplayBuffer {
             return Image::black(CANVAS_W, SCREEN_H);
         }
         let bpp = self.bytes_per_pixel();
-        let mut row = vec![0u8; (SCREEN_W * bpp) as usize];
+        let mut scratch = vec![0u8; (SCREEN_W * bpp) as usize];
         // Rows are appended, not written over a black canvas: filling the canvas first cost
         // more than the conversion (posed p01ex00 bench, callgrind).
         let mut rgba = Vec::with_capacity((CANVAS_W * SCREEN_H * 4) as usize);
@@ -74,18 +74,25 @@ impl DisplayBuffer {
             // stride of 0 repeats the first row. The stride is an i32.
             let step = (self.stride as i32).wrapping_mul(bpp as i32).wrapping_mul(y as i32);
             let at = base.wrapping_add(step as u32);
-            // A row inside one physical array is one copy; only rows running into a
+            // A row inside one physical array is read in place; only rows running into a
             // mirror or unmapped bytes walk the address map byte by byte.
-            match mem.slice(at, row.len() as u32) {
-                Ok(s) => row.copy_from_slice(s),
-                Err(_) => mem.read_wrapping(at, &mut row),
-            }
+            let row: &[u8] = match mem.slice(at, scratch.len() as u32) {
+                Ok(s) => s,
+                Err(_) => {
+                    mem.read_wrapping(at, &mut scratch);
+                    &scratch
+                }
+            };
             // The format is matched once per row so that the 8888 copy is a plain loop.
             if fmt == 3 {
                 let at = rgba.len();
-                rgba.extend_from_slice(&row);
-                for px in rgba[at..].chunks_exact_mut(4) {
-                    px[3] = 255;
+                rgba.extend_from_slice(row);
+                // Alpha bytes set to 255 four pixels at a time.
+                let opaque = u128::from_le_bytes(std::array::from_fn(|i| if i % 4 == 3 { 255 } else { 0 }));
+                for px in rgba[at..].chunks_exact_mut(16) {
+                    let mut w = [0u8; 16];
+                    w.copy_from_slice(px);
+                    px.copy_from_slice(&(u128::from_le_bytes(w) | opaque).to_le_bytes());
                 }
             } else {
                 rgba.extend(row.chunks_exact(2).flat_map(|p| {

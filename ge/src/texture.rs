@@ -499,6 +499,24 @@ pub fn shade_span(
     dispatch_format!(st.format, run)
 }
 
+/// The colour [`shade_span`] gives every fragment whatever its coordinates, when it cannot
+/// depend on them: the level is one texel wide and high (both axes wrap and clamp every
+/// index to texel 0, so all nearest and bilinear taps read it and four equal taps filter
+/// back to it), or the stage outputs 0. `None` otherwise. commands-basic magnifies a 1x1
+/// texture over 460x252 pixels; with this the rows are fills.
+pub fn uniform_span(st: &TextureState, mem: &Memory, lod: Lod, prim: [u8; 4], secondary: [u8; 3]) -> Option<[u8; 4]> {
+    // The axes `TextureState::level` samples with, without building the level's source
+    // (this runs for every textured rectangle and band).
+    let info = st.levels.get(lod.level as usize).copied().unwrap_or_default();
+    let one_texel = Axis::new(info.width, st.clamp_s).max == 0 && Axis::new(info.height, st.clamp_t).max == 0;
+    if !one_texel && !st.null_output(lod.level) {
+        return None;
+    }
+    let mut out = [[0u8; 4]];
+    shade_span(st, mem, lod, prim, secondary, &[(0.0, 0.0)], &mut out);
+    Some(out[0])
+}
+
 /// Sample fragments whose bit is set in `mask` (normalised s, t). Returns false when the
 /// texture stage outputs 0.
 fn sample_n(

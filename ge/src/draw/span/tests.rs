@@ -34,10 +34,18 @@ struct Case {
 }
 
 fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
+    tex_regs_sized(0u32..5, 0u32..5)
+}
+
+/// Texture registers with the level-0 width and height log2 from `wl` and `hl`.
+fn tex_regs_sized(
+    wl: impl Strategy<Value = u32>,
+    hl: impl Strategy<Value = u32>,
+) -> impl Strategy<Value = Vec<(u8, u32)>> {
     (
         0u32..12,
-        0u32..5,
-        0u32..5,
+        wl,
+        hl,
         prop_oneof![Just(0u32), Just(1), Just(2), Just(0x101), Just(0x100), Just(4), 0u32..0x1000],
         0u32..0x1_0000,
         0u32..0x100_0000,
@@ -65,6 +73,11 @@ fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
 }
 
 fn case() -> impl Strategy<Value = Case> {
+    case_with(prop::option::weighted(0.6, tex_regs()))
+}
+
+/// Random cases with texture registers from `tex` (`None`: untextured).
+fn case_with(tex: impl Strategy<Value = Option<Vec<(u8, u32)>>>) -> impl Strategy<Value = Case> {
     let corner = (-40i32..600, -40i32..400, -4.0f32..40.0, -4.0f32..40.0);
     let size = (-100i32..900, -100i32..600, -4.0f32..40.0, -4.0f32..40.0);
     let corners =
@@ -73,7 +86,7 @@ fn case() -> impl Strategy<Value = Case> {
         (0u8..3, any::<bool>(), any::<bool>(), corners),
         (any::<[u8; 4]>(), any::<[u8; 3]>(), 0.0f32..65535.0, -0.5f32..1.5),
         ((0i32..30, 0i32..10, 10i32..80, 10i32..48), prop_oneof![Just(0i32), Just(16)]),
-        (pixel_regs(), prop::option::weighted(0.6, tex_regs()), 0u8..4, any::<u64>()),
+        (pixel_regs(), tex, 0u8..4, any::<u64>()),
     )
         .prop_map(|((kind, hardware, through, corners), (colour, secondary, z, fog), (clip, band0), rest)| Case {
             kind,
@@ -170,6 +183,21 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    /// One-texel levels (rows filled with one colour, `texture::uniform_span`), beside
+    /// levels one texel wide or high only (which keep the per-pixel rows).
+    #[test]
+    fn one_texel_textures_fill_like_quads(
+        c in case_with(prop::option::weighted(0.95, tex_regs_sized(prop_oneof![3 => Just(0u32), 1 => 1u32..4], prop_oneof![3 => Just(0u32), 1 => 1u32..4])))
+    ) {
+        if let Some((plain, fast)) = both(&c) {
+            prop_assert!(plain.color == fast.color, "colour differs");
+            prop_assert!(plain.depth == fast.depth, "depth differs");
+        }
+    }
+}
+
 /// The cases the span path exists for are taken (so the property above is not vacuous).
 #[test]
 fn spans_take_clears_fills_and_single_level_textures() {
@@ -203,7 +231,20 @@ fn spans_take_clears_fills_and_single_level_textures() {
         ..base.clone()
     };
     let sprite = Case { kind: 1, hardware: false, ..textured.clone() };
-    for c in [base, clear_pp, fill, textured, sprite] {
+    let one_texel = |filter: u32, hardware: bool| Case {
+        hardware,
+        tex_regs: Some(vec![
+            (op::TEXFORMAT, 5),
+            (op::TEXSIZE0, 0),
+            (op::TEXADDR0, TEX_ADDR & 0xFF_FFF0),
+            (op::TEXBUFWIDTH0, 0x08_0010),
+            (op::TEXFILTER, filter),
+            (op::TEXFUNC, 1),
+        ]),
+        ..textured.clone()
+    };
+    let (near, linear) = (one_texel(0, true), one_texel(0x101, false));
+    for c in [base, clear_pp, fill, textured, sprite, near, linear] {
         let (plain, fast) = both(&c).unwrap_or_else(|| panic!("declined {c:?}"));
         assert!(plain.color == fast.color && plain.depth == fast.depth, "{c:?}");
         assert!(plain.color != bytes(c.seed ^ 0xC0, plain.color.len()), "nothing drawn: {c:?}");
@@ -239,5 +280,38 @@ fn walk_textured() -> Case {
         sampler: 0,
         seed: 1,
         through: true,
+    }
+}
+
+/// [`texture::uniform_span`] answers for one-texel levels only (so the fill is taken in
+/// the property tests above), and with the colour the per-pixel rows give.
+#[test]
+fn uniform_span_only_for_one_texel_levels() {
+    let mut mem = Memory::new();
+    mem.write(TEX_ADDR, &bytes(3, 8192)).unwrap();
+    let clut: [u8; 1024] = bytes(4, 1024).try_into().unwrap();
+    for (size, filter, uniform) in [(0x000, 0, true), (0x000, 0x101, true), (0x001, 0, false), (0x100, 0x101, false)] {
+        let mut regs = Regs::default();
+        for (o, a) in [
+            (op::TEXFORMAT, 5),
+            (op::TEXSIZE0, size),
+            (op::TEXADDR0, TEX_ADDR & 0xFF_FFF0),
+            (op::TEXBUFWIDTH0, 0x08_0010),
+            (op::TEXFILTER, filter),
+            (op::TEXFUNC, 0),
+        ] {
+            regs.set(o, a);
+        }
+        let st = TextureState::decode(&regs, &clut, true);
+        let lod = texture::constant_lod(&st).unwrap();
+        let (prim, sec) = ([200, 100, 50, 25], [1, 2, 3]);
+        let got = texture::uniform_span(&st, &mem, lod, prim, sec);
+        assert_eq!(got.is_some(), uniform, "size {size:#x} filter {filter:#x}");
+        let coords: Vec<(f32, f32)> = (0..40).map(|i| (i as f32 * 0.37 - 3.0, 7.5 - i as f32 * 0.61)).collect();
+        let mut rows = vec![[0u8; 4]; coords.len()];
+        texture::shade_span(&st, &mem, lod, prim, sec, &coords, &mut rows);
+        if let Some(c) = got {
+            assert!(rows.iter().all(|&r| r == c), "size {size:#x} filter {filter:#x}");
+        }
     }
 }
