@@ -141,24 +141,69 @@ pub fn replay_steps(dump: &Dump, ge: &mut Ge, hook: &mut StepHook<'_>) -> Result
 /// handed the GE with every pixel landed, so it sees what [`replay`] would have drawn.
 fn replay_with(dump: &Dump, ge: &mut Ge, hook: Option<&mut StepHook<'_>>) -> Result<Stepped, DumpError> {
     let size = dump.pushbuf.len();
-    let limit = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
-    if size as u64 > limit as u64 {
-        return Err(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }.into());
+    let too_large =
+        || DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit: PUSHBUF_LIMIT });
+    if size as u64 > PUSHBUF_LIMIT as u64 {
+        return Err(too_large());
     }
-    ge.mem
-        .write(PUSHBUF_ADDR, &dump.pushbuf)
-        .map_err(|_| DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }))?;
+    ge.mem.write(PUSHBUF_ADDR, &dump.pushbuf).map_err(|_| too_large())?;
+    run_records(dump.version, &dump.records, Pushbuf::Whole(&dump.pushbuf), ge, hook)
+}
+
+/// The most pushbuf RAM holds from [`PUSHBUF_ADDR`] on.
+pub(super) const PUSHBUF_LIMIT: u32 = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
+
+/// Where the record loop reads payloads.
+pub(super) enum Pushbuf<'d> {
+    /// The whole pushbuf (already in RAM at [`PUSHBUF_ADDR`]).
+    Whole(&'d [u8]),
+    /// Arriving in RAM at [`PUSHBUF_ADDR`] ([`Memory::backfill`]): a payload is read from
+    /// what has arrived, waiting for it.
+    Arriving,
+}
+
+/// Run `records` on `ge`, the pushbuf placed at [`PUSHBUF_ADDR`] (see [`replay_with`]).
+/// With [`Pushbuf::Arriving`], a payload that never arrives (the stream ended short)
+/// stops the loop with [`DumpErrorKind::Truncated`]; the caller reports the decoder's
+/// error instead, which is why it ended.
+pub(super) fn run_records(
+    version: u32,
+    records: &[Record],
+    pushbuf: Pushbuf<'_>,
+    ge: &mut Ge,
+    hook: Option<&mut StepHook<'_>>,
+) -> Result<Stepped, DumpError> {
     // The software renderer's CLUT cache starts zeroed (§3.2 step 4).
     ge.state.clut.fill(0);
-    let mut r = Replayer::new(dump.version, hook);
-    let last = dump.records.len().saturating_sub(1);
+    let mut r = Replayer::new(version, hook);
+    let last = records.len().saturating_sub(1);
+    // A payload's bytes, copied out of the arrived pushbuf (records write into `ge`).
+    let mut held = Vec::new();
     let mut run = || -> Result<(), Halt> {
-        for (index, rec) in dump.records.iter().enumerate() {
-            r.record(ge, dump, index, rec, index == last)?;
+        for (index, rec) in records.iter().enumerate() {
+            let start = rec.ptr as usize;
+            let end = start + rec.sz as usize;
+            let payload = match pushbuf {
+                Pushbuf::Whole(b) => b.get(start..end).unwrap_or(&[]),
+                Pushbuf::Arriving if !needs_payload(rec.kind) => &[],
+                Pushbuf::Arriving => {
+                    let got = ge.mem.arrived(end);
+                    if got.len() < end {
+                        let (offset, len) = (got.len() as u64, got.len() as u64);
+                        return Err(
+                            DumpErrorKind::Truncated { what: "pushbuf", offset, needed: rec.sz.into(), len }.into()
+                        );
+                    }
+                    held.clear();
+                    held.extend_from_slice(&got[start..end]);
+                    &held[..]
+                }
+            };
+            r.record(ge, payload, index, rec, index == last)?;
         }
         if r.list_active {
             // SubmitListEnd: FINISH + END, sync.
-            let end = dump.records.len();
+            let end = records.len();
             r.list.push((word(op::FINISH, 0), end, NO_SRC));
             r.list.push((word(op::END, 0), end, NO_SRC));
             r.sync(ge)?;
@@ -174,6 +219,12 @@ fn replay_with(dump: &Dump, ge: &mut Ge, hook: Option<&mut StepHook<'_>>) -> Res
     };
     let display = r.current_display.unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on));
     Ok(Stepped { display, stopped, draws: r.draws })
+}
+
+/// Whether the replay reads a record's payload itself; the others only map it (GE
+/// commands read those bytes from RAM).
+fn needs_payload(kind: RecordKind) -> bool {
+    !matches!(kind, RecordKind::Vertices | RecordKind::Indices | RecordKind::TransferSrc | RecordKind::Texture(_))
 }
 
 /// Why the record loop ended early: an error, or the step hook asked to stop.
@@ -298,8 +349,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
         }
     }
 
-    fn record(&mut self, ge: &mut Ge, dump: &Dump, index: usize, rec: &Record, is_last: bool) -> Result<(), Halt> {
-        let payload = dump.payload(rec);
+    fn record(&mut self, ge: &mut Ge, payload: &[u8], index: usize, rec: &Record, is_last: bool) -> Result<(), Halt> {
         let ge_err = |cause| DumpError::from(DumpErrorKind::Ge { index, cause });
         match rec.kind {
             RecordKind::Init => {
