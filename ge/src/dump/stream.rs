@@ -96,11 +96,13 @@ impl DumpStream {
                 pushbuf_len: push_len,
                 feed: Feed::Decoding { pieces, decoder },
             }),
-            // No head: the header or the command block failed.
-            Err(_) => Err(join(decoder)
-                .err()
-                .unwrap_or_else(|| DumpErrorKind::Truncated { what: "command block", offset: 0, needed: 0, len: 0 })
-                .into()),
+            // No head: the header or the command block failed (a decoder that succeeds
+            // has sent it first).
+            Err(_) => Err(match join(decoder) {
+                Err(e) => e,
+                Ok(()) => DumpErrorKind::Truncated { what: "command block", offset: 0, needed: 0, len: 0 },
+            }
+            .into()),
         }
     }
 
