@@ -162,7 +162,10 @@ impl Memory {
         match Self::locate(addr) {
             Some((Region::Ram, at)) if len <= RAM_SIZE as usize - at => {
                 self.end_backfill();
-                let b = Backfill { at, len, bytes: Vec::new(), written: 0, pieces: Mutex::new(pieces), ended: false };
+                // Reserved whole (at most RAM's size; pages are touched as bytes arrive):
+                // no copy of what has arrived as it grows.
+                let bytes = Vec::with_capacity(len);
+                let b = Backfill { at, len, bytes, written: 0, pieces: Mutex::new(pieces), ended: false };
                 self.backfill = Some(Box::new(b));
                 Ok(())
             }
