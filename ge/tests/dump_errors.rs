@@ -7,14 +7,7 @@ use ge::dump::{Dump, DumpError, DumpErrorKind, DumpStream, Record, RecordKind};
 
 /// [`Dump::parse`], checked against the streamed reading of the same bytes.
 fn parse(bytes: &[u8]) -> Result<Dump, DumpError> {
-    let whole = Dump::parse(bytes);
-    let streamed = DumpStream::streamed(bytes.to_vec()).and_then(DumpStream::complete);
-    match (&whole, &streamed) {
-        (Ok(a), Ok(b)) => assert!(a == b, "the streamed dump differs"),
-        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
-        (a, b) => panic!("whole {:?} != streamed {:?}", a.as_ref().err(), b.as_ref().err()),
-    }
-    whole
+    ge::fuzzing::parse_both_ways(bytes)
 }
 
 /// A minimal valid dump: INIT (registers all zero) and a final DISPLAY.
