@@ -9,11 +9,11 @@
 //! minimum and median per dump and the geometric mean of both.
 //!
 //! `--phases` splits the median run: `open` (file read, zip, the header and command block:
-//! the pushbuf is decoded while the replay runs, `ge::dump::DumpStream`), `setup`
-//! (the GE and its memory), `front` (command execution, vertex decode, transform, clip,
-//! assembly, binning, and waiting for pushbuf bytes), `drain` (the PPSSPP model's bin-queue bookkeeping), `raster`
-//! (band copies, rasterization, sampling, the pixel pipeline, write-back) and `capture`,
-//! with the number of flushes that rasterized.
+//! the pushbuf is decoded while the replay runs, `ge::dump::DumpStream`), `setup` (the GE
+//! and its memory), `front` (command execution, vertex decode, transform, clip, assembly,
+//! binning, and waiting for pushbuf bytes still being decoded), `drain` (the PPSSPP
+//! model's bin-queue bookkeeping), `raster` (band copies, rasterization, sampling, the
+//! pixel pipeline, write-back) and `capture`, with the number of flushes that rasterized.
 
 use anyhow::Context;
 use ge::dump::DumpStream;
