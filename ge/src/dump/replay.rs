@@ -186,13 +186,19 @@ pub(super) fn run_records(
             let payload = match pushbuf {
                 Pushbuf::Whole(b) => b.get(start..end).unwrap_or(&[]),
                 Pushbuf::Arriving if !needs_payload(rec.kind) => &[],
+                Pushbuf::Arriving if rec.kind == RecordKind::Registers => {
+                    // The words are read from what has arrived, not copied (REGISTERS are most
+                    // bytes: copying payloads cost 56 M instructions on 21763's main thread).
+                    r.registers_start(ge, index, rec.sz.into())?;
+                    let got = ge.mem.arrived(end);
+                    let Some(words) = got.get(start..end) else { return Err(short(got.len(), rec)) };
+                    r.registers_words(index, rec, words);
+                    continue;
+                }
                 Pushbuf::Arriving => {
                     let got = ge.mem.arrived(end);
                     if got.len() < end {
-                        let (offset, len) = (got.len() as u64, got.len() as u64);
-                        return Err(
-                            DumpErrorKind::Truncated { what: "pushbuf", offset, needed: rec.sz.into(), len }.into()
-                        );
+                        return Err(short(got.len(), rec));
                     }
                     held.clear();
                     held.extend_from_slice(&got[start..end]);
@@ -219,6 +225,12 @@ pub(super) fn run_records(
     };
     let display = r.current_display.unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on));
     Ok(Stepped { display, stopped, draws: r.draws })
+}
+
+/// The stop of a payload that never arrived (the caller reports the decoder's error).
+fn short(arrived: usize, rec: &Record) -> Halt {
+    let len = arrived as u64;
+    DumpErrorKind::Truncated { what: "pushbuf", offset: len, needed: rec.sz.into(), len }.into()
 }
 
 /// Whether the replay reads a record's payload itself; the others only map it (GE
@@ -444,6 +456,14 @@ impl<'h, 'f> Replayer<'h, 'f> {
 
     /// REGISTERS (§6.2, §6.3) [PP DumpExecute::Registers].
     fn registers(&mut self, ge: &mut Ge, index: usize, rec: &Record, payload: &[u8]) -> Result<(), Halt> {
+        self.registers_start(ge, index, payload.len() as u64)?;
+        self.registers_words(index, rec, payload);
+        Ok(())
+    }
+
+    /// The part of [`Replayer::registers`] that runs the GE (list start, wrap): before the
+    /// payload's words are read, so these can be borrowed from memory ([`Pushbuf::Arriving`]).
+    fn registers_start(&mut self, ge: &mut Ge, index: usize, len: u64) -> Result<(), Halt> {
         if !self.list_active {
             // The list starts with one NOP; starting a list resets the offset address.
             self.list_active = true;
@@ -452,7 +472,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
             self.list_pos = 4;
         }
         let pending = 4 * self.queue.len() as u64;
-        if self.list_pos + pending + payload.len() as u64 + 8 >= LIST_BUF_SIZE {
+        if self.list_pos + pending + len + 8 >= LIST_BUF_SIZE {
             // Wrap: BASE + JUMP back to the buffer start, then sync.
             self.list.push((word(op::BASE, (LIST_BUF_ADDR >> 8) & 0x00FF_0000), index, NO_SRC));
             self.list.push((word(op::JUMP, LIST_BUF_ADDR), index, NO_SRC));
@@ -460,6 +480,12 @@ impl<'h, 'f> Replayer<'h, 'f> {
             self.last_base = LIST_BUF_ADDR & 0xFF00_0000;
             self.sync(ge)?;
         }
+        Ok(())
+    }
+
+    /// The words of a REGISTERS payload, after [`Replayer::registers_start`].
+    fn registers_words(&mut self, index: usize, rec: &Record, payload: &[u8]) {
+        let pending = 4 * self.queue.len() as u64;
         self.list.extend(self.queue.drain(..).map(|w| (w, index, NO_SRC)));
         self.list_pos += pending + payload.len() as u64;
         // TEXBUFWIDTHn rewrites use the texture addresses as known when the record started.
@@ -490,7 +516,6 @@ impl<'h, 'f> Replayer<'h, 'f> {
             };
             self.list.push((out, index, src));
         }
-        Ok(())
     }
 
     /// FRAMEBUFn (§3.10) [PP DumpExecute::Framebuf].
