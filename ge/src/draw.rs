@@ -262,6 +262,10 @@ impl DrawContext {
             self.flush_behind(mem);
         }
         let state = self.current_state(gs, through);
+        // A dump's pushbuf still arriving: the raster reads these bytes from a snapshot.
+        if let (true, Some(t)) = (mem.filling(), &state.texture) {
+            t.read_ranges().for_each(|(addr, len)| mem.fill_for(addr, len));
+        }
         let target = fb_target(&gs.regs);
         if self.target != Some(target) {
             self.flush_behind(mem);

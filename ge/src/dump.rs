@@ -14,6 +14,8 @@
 //!   uploads happen immediately.
 //! * `step` — the same replay shown word by word to a hook that may stop it (draw `N`,
 //!   pushbuf offset): the frame debugger's stepping.
+//! * `stream` — [`DumpStream`]: replaying while the pushbuf is still being decoded on
+//!   another thread, its RAM filled as reads reach it.
 //! * `source` — the bytes the container parser reads: a whole file, or a zip entry still
 //!   being inflated on another thread.
 //! * `mapping` — a bookkeeping-only model of PPSSPP's pushbuf-to-RAM slabs, used to find
@@ -25,6 +27,7 @@ mod record;
 mod replay;
 mod source;
 mod step;
+mod stream;
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -34,6 +37,7 @@ pub use container::{MAX_COMMAND_BYTES, MAX_PUSHBUF_BYTES};
 pub use record::{init_payload, Recorder, RECORDER_GAME_ID};
 pub use replay::{replay, replay_steps, restore_init, PUSHBUF_ADDR};
 pub use step::{is_draw, replay_until, Step, StepHook, Stepped, StopAt};
+pub use stream::DumpStream;
 
 /// Replay `dump` on `ge` (fresh: zeroed memory) and capture the display it ends on
 /// (§6.6, §8.1): the one replay-to-image step the CLI, tests and benches share.
@@ -44,19 +48,19 @@ pub fn replay_image(dump: &Dump, ge: &mut crate::Ge) -> Result<crate::display::I
 
 /// Open the dump file at `path` (`.ppdmp`, or `.zip` holding one), replay it on a fresh GE
 /// of `model` with `threads` raster threads (0: rayon's global pool) and capture its
-/// display. Errors name the file.
+/// display, replaying while the pushbuf is decoded ([`DumpStream`]). Errors name the file.
 pub fn render_file(
     path: impl AsRef<Path>,
     model: crate::Model,
     threads: usize,
 ) -> Result<crate::display::Image, DumpError> {
     let path = path.as_ref();
-    let dump = Dump::open(path)?;
+    let dump = DumpStream::open(path)?;
     let mut ge = crate::Ge::with_model(model);
     if threads > 0 {
         ge.set_threads(threads);
     }
-    replay_image(&dump, &mut ge).map_err(|e| e.in_file(path))
+    dump.replay_image(&mut ge).map_err(|e| e.in_file(path))
 }
 
 /// Size of the INIT payload: 512 words (§3.2).

@@ -229,9 +229,10 @@ pub fn encode_commands(model: Model, list: &ListBuilder) -> Vec<u8> {
 
 /// The `.ppdmp` container target: decode a plain or zipped dump; when it decodes and is
 /// small enough ([`FUZZ_MAX_RECORDS`], [`FUZZ_MAX_PUSHBUF`]), replay it on the PPSSPP model
-/// under the harness budget, and check the version-6 writer round trip.
+/// under the harness budget, and check the version-6 writer round trip. The streamed
+/// open (`DumpStream`, the pushbuf decoded on a thread) must give the same dump or error.
 pub fn dump_file(data: &[u8]) {
-    let Ok(dump) = Dump::parse(data) else { return };
+    let Ok(dump) = parse_both_ways(data) else { return };
     let again = Dump::parse(&dump.to_bytes()).expect("a written dump parses");
     assert_eq!((&again.records, &again.pushbuf), (&dump.records, &dump.pushbuf));
     // The game ID is read lossily (non-UTF-8 bytes become U+FFFD) and written as whole
@@ -239,6 +240,19 @@ pub fn dump_file(data: &[u8]) {
     let third = Dump::parse(&again.to_bytes()).expect("a written dump parses");
     assert_eq!(third.game_id, again.game_id);
     replay_small(&dump, Model::Ppsspp);
+}
+
+/// [`Dump::parse`], checked against the streamed open of the same bytes
+/// (`DumpStream::streamed` + `complete`): the same dump, or the same error text.
+pub fn parse_both_ways(data: &[u8]) -> Result<Dump, crate::dump::DumpError> {
+    let whole = Dump::parse(data);
+    let streamed = crate::dump::DumpStream::streamed(data.to_vec()).and_then(crate::dump::DumpStream::complete);
+    match (&whole, &streamed) {
+        (Ok(a), Ok(b)) => assert!(a == b, "the streamed dump differs"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        (a, b) => panic!("whole {:?} != streamed {:?}", a.as_ref().err(), b.as_ref().err()),
+    }
+    whole
 }
 
 /// The dump-level target: the *decompressed* parts of a dump, so mutations land on

@@ -24,8 +24,19 @@
 //! so writes keep their order with the raster's; a read of bytes the tiles will write must
 //! call [`Memory::settle_for`] first ([`Memory::settle`] for everything). With the tiles
 //! landed before any write, the shared regions are never copied.
+//!
+//! Bytes still on their way *in* ([`Backfill`]): a dump replay starts before its pushbuf
+//! is decoded. The decoded pieces arrive on a channel, in order, for one RAM range; the
+//! part of it not yet written is the *hole*. Whatever reads or writes the hole fills it
+//! first: [`Memory::settle_for`] (the main-thread reads: vertices, indices, CLUT, list
+//! words, transfers), every write ([`Memory::slice_mut`]) and [`Memory::fill_for`] (the
+//! texture ranges of a draw, before it is binned, so the raster's snapshot holds them).
+//! A fill writes everything that has arrived, after landing the pending tiles (so the
+//! region is not shared and nothing is copied). [`Memory::snapshot`] also writes what has
+//! arrived: the tiles have just landed there, so that costs no wait.
 
-use std::sync::Arc;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
 pub const RAM_BASE: u32 = 0x0800_0000;
@@ -60,6 +71,56 @@ pub struct Memory {
     scratch: Arc<Vec<u8>>,
     /// Writes of an earlier flush still being rasterized ([`Pending`]).
     pending: Option<Box<dyn Pending>>,
+    /// RAM bytes still arriving ([`Backfill`]).
+    backfill: Option<Box<Backfill>>,
+}
+
+/// A RAM range whose bytes arrive in pieces on a channel (a dump's pushbuf being decoded
+/// on another thread), kept whole as they come (`bytes`), and written to RAM on demand.
+pub struct Backfill {
+    /// RAM offset of the range.
+    at: usize,
+    /// Its length: the bytes that should arrive.
+    len: usize,
+    /// What has arrived.
+    bytes: Vec<u8>,
+    /// How much of `bytes` is in RAM.
+    written: usize,
+    /// A `Mutex` only so that `Memory` stays `Sync`; used through `get_mut`.
+    pieces: Mutex<Receiver<Vec<u8>>>,
+    /// The sender is gone: nothing more will arrive.
+    ended: bool,
+}
+
+impl Backfill {
+    /// Take pieces: all that are waiting, and (blocking) until `want` bytes have arrived
+    /// or the sender is gone. Never past `len`: a longer stream counts as ended.
+    fn pull(&mut self, want: usize) {
+        let Ok(rx) = self.pieces.get_mut() else {
+            self.ended = true;
+            return;
+        };
+        while !self.ended {
+            let piece = if self.bytes.len() < want {
+                rx.recv().ok()
+            } else {
+                match rx.try_recv() {
+                    Ok(p) => Some(p),
+                    Err(TryRecvError::Empty) => return,
+                    Err(TryRecvError::Disconnected) => None,
+                }
+            };
+            match piece {
+                Some(p) if self.bytes.len() + p.len() <= self.len => self.bytes.extend_from_slice(&p),
+                _ => self.ended = true,
+            }
+        }
+    }
+
+    /// The RAM offsets not written yet.
+    fn hole(&self) -> std::ops::Range<usize> {
+        self.at + self.written..self.at + self.len
+    }
 }
 
 /// Writes that have not landed yet: the tiles of a flush rasterizing on the pool.
@@ -89,6 +150,99 @@ impl Memory {
             vram: Arc::new(vec![0; VRAM_SIZE as usize]),
             scratch: Arc::new(vec![0; SCRATCH_SIZE as usize]),
             pending: None,
+            backfill: None,
+        }
+    }
+
+    /// Let the `len` bytes at `addr` (in RAM) arrive later, in order, as `pieces` (each
+    /// write and each [`Memory::settle_for`] touching them waits for them). Bytes past
+    /// `len` are dropped; a stream ending short leaves the rest as it was.
+    pub fn backfill(&mut self, addr: u32, len: usize, pieces: Receiver<Vec<u8>>) -> Result<(), MemError> {
+        let err = MemError { addr, len: u32::try_from(len).unwrap_or(u32::MAX) };
+        match Self::locate(addr) {
+            Some((Region::Ram, at)) if len <= RAM_SIZE as usize - at => {
+                self.end_backfill();
+                // Reserved whole (at most RAM's size; pages are touched as bytes arrive):
+                // no copy of what has arrived as it grows.
+                let bytes = Vec::with_capacity(len);
+                let b = Backfill { at, len, bytes, written: 0, pieces: Mutex::new(pieces), ended: false };
+                self.backfill = Some(Box::new(b));
+                Ok(())
+            }
+            _ => Err(err),
+        }
+    }
+
+    /// Whether bytes are still arriving ([`Memory::backfill`]).
+    pub fn filling(&self) -> bool {
+        self.backfill.as_ref().is_some_and(|b| b.written < b.len)
+    }
+
+    /// The first `end` bytes of the backfill (fewer when it ended short), waiting for them:
+    /// the bytes as they arrived, whatever was written over them in RAM since. Empty
+    /// without a backfill.
+    pub fn arrived(&mut self, end: usize) -> &[u8] {
+        match self.backfill.as_mut() {
+            Some(b) => {
+                b.pull(end);
+                &b.bytes[..end.min(b.bytes.len())]
+            }
+            None => &[],
+        }
+    }
+
+    /// Wait for every byte of the backfill, write it all, and stop filling. Returns what
+    /// arrived (shorter than declared when the stream ended short); empty without one.
+    pub fn end_backfill(&mut self) -> Vec<u8> {
+        let Some(mut b) = self.backfill.take() else { return Vec::new() };
+        b.pull(usize::MAX);
+        self.backfill = Some(b);
+        self.fill_arrived();
+        self.backfill.take().map(|b| b.bytes).unwrap_or_default()
+    }
+
+    /// Write every arrived byte not yet in RAM (landing pending tiles first).
+    fn fill_arrived(&mut self) {
+        let Some(mut b) = self.backfill.take() else { return };
+        if b.written < b.bytes.len() {
+            let ram = self.region_mut(Region::Ram);
+            ram[b.at + b.written..b.at + b.bytes.len()].copy_from_slice(&b.bytes[b.written..]);
+            b.written = b.bytes.len();
+        }
+        self.backfill = Some(b);
+    }
+
+    /// Where `[addr, addr + len)` meets the hole: the RAM offset its last byte there ends at.
+    fn hole_end(&self, addr: u32, len: u32) -> Option<usize> {
+        let b = self.backfill.as_ref()?;
+        let a = u64::from(addr & 0x3FFF_FFFF);
+        let (lo, hi) = (a.max(u64::from(RAM_BASE)), (a + u64::from(len)).min(u64::from(RAM_BASE + RAM_SIZE)));
+        let (lo, hi) = ((lo - u64::from(RAM_BASE)) as usize, hi.saturating_sub(u64::from(RAM_BASE)) as usize);
+        let hole = b.hole();
+        (lo < hi && lo < hole.end && hi > hole.start).then(|| hi.min(hole.end))
+    }
+
+    /// Whether `[addr, addr + len)` meets bytes of the backfill not written yet.
+    pub fn in_hole(&self, addr: u32, len: u32) -> bool {
+        self.hole_end(addr, len).is_some()
+    }
+
+    /// Fill the hole up to the end of `[addr, addr + len)` if the range meets it: call
+    /// before anything reads those bytes off the main thread (a raster job's textures).
+    pub fn fill_for(&mut self, addr: u32, len: u32) {
+        if let Some(end) = self.hole_end(addr, len) {
+            if let Some(b) = self.backfill.as_mut() {
+                b.pull(end - b.at);
+            }
+            self.fill_arrived();
+        }
+    }
+
+    /// [`Memory::fill_for`] the whole hole.
+    pub fn fill_all(&mut self) {
+        if let Some(b) = self.backfill.as_mut() {
+            b.pull(b.len);
+            self.fill_arrived();
         }
     }
 
@@ -97,7 +251,18 @@ impl Memory {
     /// landed first, so the snapshot holds every pixel drawn so far.
     pub fn snapshot(&mut self) -> Memory {
         self.settle();
-        Memory { ram: self.ram.clone(), vram: self.vram.clone(), scratch: self.scratch.clone(), pending: None }
+        // Nothing is pending now: writing what has arrived costs no wait.
+        if let Some(b) = self.backfill.as_mut() {
+            b.pull(0);
+            self.fill_arrived();
+        }
+        Memory {
+            ram: self.ram.clone(),
+            vram: self.vram.clone(),
+            scratch: self.scratch.clone(),
+            pending: None,
+            backfill: None,
+        }
     }
 
     /// Let `p` write later; writes already pending land first.
@@ -118,9 +283,16 @@ impl Memory {
         }
     }
 
-    /// Land the pending writes if they touch `[addr, addr + len)`: call before reading
-    /// those bytes.
+    /// Land the pending writes if they touch `[addr, addr + len)`, and fill the bytes of
+    /// the backfill up to its end: call before reading those bytes.
     pub fn settle_for(&mut self, addr: u32, len: u32) {
+        self.fill_for(addr, len);
+        self.land_for(addr, len);
+    }
+
+    /// The landing half of [`Memory::settle_for`]: for reads whose bytes in the backfill
+    /// were filled on a tighter bound.
+    pub fn land_for(&mut self, addr: u32, len: u32) {
         if self.pending.as_ref().is_some_and(|p| p.overlaps(addr, len)) {
             self.settle();
         }
@@ -205,6 +377,8 @@ impl Memory {
     pub fn slice_mut(&mut self, addr: u32, len: u32) -> Result<&mut [u8], MemError> {
         let err = MemError { addr, len };
         let (r, off) = Self::locate(addr).ok_or(err)?;
+        // A write into the hole goes over the bytes that belong there first.
+        self.fill_for(addr, len);
         self.region_mut(r).get_mut(off..off + len as usize).ok_or(err)
     }
 

@@ -252,6 +252,25 @@ impl TextureState {
         }
     }
 
+    /// The bytes sampling may read: per level that can be sampled, `(addr, len)` from the
+    /// level's address. Texel coordinates are at most `(size − 1) & 511` (`filter`), read
+    /// through the linear, swizzled and DXT block layouts (`format`: `offset`,
+    /// `dxt_block`); the largest of the three, plus one 16-byte read. A superset; checked
+    /// by `read_ranges_hold_every_texel`.
+    pub fn read_ranges(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let bits = u64::from(self.format.bits_per_texel());
+        let top = (self.max_level as usize + 1).min(7);
+        self.levels[..=top].iter().filter(move |_| bits > 0).map(move |l| {
+            let (umax, vmax) = (u64::from(l.width.wrapping_sub(1) & 511), u64::from(l.height.wrapping_sub(1) & 511));
+            let bufw = u64::from(l.bufw);
+            let linear = vmax * bufw * bits / 8 + umax * bits / 8;
+            let swizzled = (vmax >> 3) * bufw * bits + ((umax * bits / 8) >> 4) * 128 + 127;
+            let dxt = ((vmax >> 2) * (bufw >> 2) + (umax >> 2)) * 16;
+            let len = linear.max(swizzled).max(dxt) + 16;
+            (l.addr, u32::try_from(len).unwrap_or(u32::MAX))
+        })
+    }
+
     /// Slope-mode LOD: the sampler needs the clip w ([`sample_quad_w`]).
     pub fn needs_w(&self) -> bool {
         self.lod_mode == LodMode::Slope

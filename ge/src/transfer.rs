@@ -117,6 +117,8 @@ pub fn run(t: &Transfer, mem: &mut Memory) {
     for y in 0..t.height {
         let s = fold_vram(t.src_row(y));
         let d = fold_vram(t.dst_row(y));
+        // A source row in a dump's pushbuf still arriving (`Memory::backfill`).
+        mem.fill_for(s, row_bytes as u32);
         if read_row(mem, s, &mut buf).is_none() || !row_mapped(d, row_bytes as u32) {
             continue;
         }

@@ -530,19 +530,37 @@ pub fn read_index(mem: &Memory, format: IndexFormat, iaddr: u32, i: u32) -> Resu
 /// Land pending raster writes ([`Memory::settle_for`]) that cover bytes a draw of `count`
 /// vertices may read: its indices, and its vertices (for an indexed draw, every vertex an
 /// index of its format can name; 32-bit indices can name any address, so everything lands).
+/// Bytes still arriving in memory ([`Memory::backfill`]) are filled the same way, up to the
+/// largest index the draw reads (not every index its format can name: that would wait
+/// for up to 64 Ki vertices of a pushbuf still being decoded).
 pub(crate) fn settle_reads(mem: &mut Memory, layout: &VertexLayout, vaddr: u32, iaddr: u32, count: u32) {
-    if !mem.has_pending() {
+    let filling = mem.filling();
+    if !mem.has_pending() && !filling {
         return;
     }
-    let isize = layout.vtype.index.size();
-    let vertices = match layout.vtype.index {
+    let format = layout.vtype.index;
+    let isize = format.size();
+    let vertices = match format {
         IndexFormat::None => count,
         IndexFormat::U8 => 1 << 8,
         IndexFormat::U16 => 1 << 16,
-        IndexFormat::U32 => return mem.settle(),
+        IndexFormat::U32 => {
+            mem.settle();
+            return mem.fill_all();
+        }
     };
     mem.settle_for(iaddr, count.saturating_mul(isize));
-    mem.settle_for(vaddr, vertices.saturating_mul(layout.stride).max(layout.extent));
+    let span = |n: u32| n.saturating_mul(layout.stride).max(layout.extent);
+    if filling && format != IndexFormat::None && mem.in_hole(vaddr, span(vertices)) {
+        // The indices are in memory now; an unreadable one fails the draw anyway.
+        let max = (0..count).filter_map(|i| read_index(mem, format, iaddr, i).ok()).max();
+        mem.fill_for(vaddr, span(max.map_or(0, |m| m + 1)));
+    }
+    if format == IndexFormat::None {
+        mem.settle_for(vaddr, span(vertices));
+    } else {
+        mem.land_for(vaddr, span(vertices));
+    }
 }
 
 /// The vertices one PRIM/BOUNDINGBOX consumed, and the internal pointers after it.

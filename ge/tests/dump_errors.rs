@@ -1,8 +1,14 @@
 //! Bad and hostile frame dumps end with a clear error naming where the problem is:
 //! never a panic, a hang or an unbounded allocation. Every dump here is built by the
-//! test itself.
+//! test itself. Each is also opened as a stream (`DumpStream`, the pushbuf decoded on a
+//! thread while a replay would run), which must give the same dump or the same error.
 
-use ge::dump::{Dump, DumpErrorKind, Record, RecordKind};
+use ge::dump::{Dump, DumpError, DumpErrorKind, DumpStream, Record, RecordKind};
+
+/// [`Dump::parse`], checked against the streamed reading of the same bytes.
+fn parse(bytes: &[u8]) -> Result<Dump, DumpError> {
+    ge::fuzzing::parse_both_ways(bytes)
+}
 
 /// A minimal valid dump: INIT (registers all zero) and a final DISPLAY.
 fn minimal() -> Dump {
@@ -57,7 +63,7 @@ fn zstd(data: &[u8]) -> Vec<u8> {
 #[test]
 fn round_trip_through_the_v6_writer() {
     let d = minimal();
-    let back = Dump::parse(&d.to_bytes()).expect("parses");
+    let back = parse(&d.to_bytes()).expect("parses");
     assert_eq!(back, d);
 }
 
@@ -66,7 +72,7 @@ fn snappy_versions_parse() {
     let d = minimal();
     for version in [2, 3, 4] {
         let f = raw_file(version, 2, d.pushbuf.len() as u32, &snappy(&records_bytes(&d)), &snappy(&d.pushbuf));
-        let back = Dump::parse(&f).unwrap_or_else(|e| panic!("v{version}: {e}"));
+        let back = parse(&f).unwrap_or_else(|e| panic!("v{version}: {e}"));
         assert_eq!(back.records, d.records);
         assert_eq!(back.pushbuf, d.pushbuf);
     }
@@ -76,7 +82,7 @@ fn snappy_versions_parse() {
 fn every_truncation_is_an_error_not_a_panic() {
     let bytes = minimal().to_bytes();
     for len in 0..bytes.len() {
-        let err = Dump::parse(&bytes[..len]).expect_err("truncated dump must fail");
+        let err = parse(&bytes[..len]).expect_err("truncated dump must fail");
         // Every truncation names a byte offset (header/blocks) or the zip layer.
         assert!(err.offset().is_some() || matches!(err.kind, DumpErrorKind::Zip(_)), "len {len}: {err}");
     }
@@ -86,13 +92,13 @@ fn every_truncation_is_an_error_not_a_panic() {
 fn wrong_magic_and_versions() {
     let mut bytes = minimal().to_bytes();
     bytes[0] = b'X';
-    let e = Dump::parse(&bytes).unwrap_err();
+    let e = parse(&bytes).unwrap_err();
     assert!(matches!(e.kind, DumpErrorKind::BadMagic { .. }), "{e}");
     assert_eq!(e.offset(), Some(0));
     for v in [0u32, 1, 7, 0xFFFF_FFFF] {
         let mut bytes = minimal().to_bytes();
         bytes[8..12].copy_from_slice(&v.to_le_bytes());
-        let e = Dump::parse(&bytes).unwrap_err();
+        let e = parse(&bytes).unwrap_err();
         assert!(matches!(e.kind, DumpErrorKind::UnsupportedVersion { version } if version == v), "{e}");
         assert!(e.to_string().contains("byte offset 8"), "{e}");
     }
@@ -104,20 +110,20 @@ fn lying_counts_and_size_caps() {
     let recs = records_bytes(&d);
     // Command count larger than the block holds.
     let f = raw_file(6, 3, d.pushbuf.len() as u32, &zstd(&recs), &zstd(&d.pushbuf));
-    let e = Dump::parse(&f).unwrap_err();
+    let e = parse(&f).unwrap_err();
     assert!(e.offset().is_some(), "{e}");
     // Absurd counts are refused before anything is allocated.
     let f = raw_file(6, u32::MAX, u32::MAX, &zstd(&recs), &zstd(&d.pushbuf));
-    let e = Dump::parse(&f).unwrap_err();
+    let e = parse(&f).unwrap_err();
     assert!(matches!(e.kind, DumpErrorKind::TooLarge { .. }), "{e}");
     // Pushbuf size that does not match its block.
     let f = raw_file(6, 2, d.pushbuf.len() as u32 + 5, &zstd(&recs), &zstd(&d.pushbuf));
-    assert!(Dump::parse(&f).is_err());
+    assert!(parse(&f).is_err());
     // A compressed size pointing past the end of the file.
     let mut f = raw_file(6, 2, d.pushbuf.len() as u32, &zstd(&recs), &zstd(&d.pushbuf));
     let c1_at = 24 + 8;
     f[c1_at..c1_at + 4].copy_from_slice(&0x7FFF_FFFFu32.to_le_bytes());
-    let e = Dump::parse(&f).unwrap_err();
+    let e = parse(&f).unwrap_err();
     assert!(e.offset().is_some(), "{e}");
 }
 
@@ -128,11 +134,11 @@ fn decompression_bomb_stops_at_the_declared_size() {
     assert!(bomb.len() < 1 << 20);
     let d = minimal();
     let f = raw_file(6, 2, 4096, &zstd(&records_bytes(&d)), &bomb);
-    let e = Dump::parse(&f).unwrap_err();
+    let e = parse(&f).unwrap_err();
     assert!(matches!(e.kind, DumpErrorKind::Oversized { .. } | DumpErrorKind::SizeMismatch { .. }), "{e}");
     // Snappy declares its length up front: a lying declaration is caught too.
     let f = raw_file(3, 2, 4096, &snappy(&records_bytes(&d)), &snappy(&vec![0u8; 1 << 20]));
-    assert!(Dump::parse(&f).is_err());
+    assert!(parse(&f).is_err());
 }
 
 #[test]
@@ -143,21 +149,21 @@ fn corrupt_compressed_data() {
         *b ^= 0x5A;
     }
     let f = raw_file(6, 2, d.pushbuf.len() as u32, &zstd(&records_bytes(&d)), &block);
-    assert!(Dump::parse(&f).is_err());
+    assert!(parse(&f).is_err());
     let f = raw_file(2, 2, d.pushbuf.len() as u32, &snappy(&records_bytes(&d)), &[0xFF; 40]);
-    assert!(Dump::parse(&f).is_err());
+    assert!(parse(&f).is_err());
 }
 
 #[test]
 fn records_outside_the_pushbuf_and_wrong_fixed_sizes() {
     let mut d = minimal();
     d.records.push(Record { kind: RecordKind::from_byte(2), ptr: 0xFFFF_FFF0, sz: 0x20 });
-    let e = Dump::parse(&d.to_bytes()).unwrap_err();
+    let e = parse(&d.to_bytes()).unwrap_err();
     assert!(matches!(e.kind, DumpErrorKind::RecordOutOfBounds { index: 2, .. }), "{e}");
     assert_eq!(e.record_index(), Some(2));
     let mut d = minimal();
     d.records[0].sz = 100; // INIT must be 2048 bytes
-    let e = Dump::parse(&d.to_bytes()).unwrap_err();
+    let e = parse(&d.to_bytes()).unwrap_err();
     assert!(matches!(e.kind, DumpErrorKind::RecordSize { index: 0, .. }), "{e}");
 }
 
@@ -171,7 +177,7 @@ fn zip_without_a_dump() {
         z.write_all(b"no dump here").unwrap();
         z.finish().unwrap();
     }
-    let e = Dump::parse(buf.get_ref()).unwrap_err();
+    let e = parse(buf.get_ref()).unwrap_err();
     assert!(matches!(e.kind, DumpErrorKind::NoDumpInZip { entries: 1 }), "{e}");
 }
 
@@ -191,7 +197,7 @@ fn zip_takes_the_last_dump_entry() {
         }
         z.finish().unwrap();
     }
-    assert_eq!(Dump::parse(buf.get_ref()).unwrap().game_id, "LAST00000");
+    assert_eq!(parse(buf.get_ref()).unwrap().game_id, "LAST00000");
 }
 
 #[test]
@@ -204,6 +210,20 @@ fn open_names_the_file() {
     assert!(e.to_string().contains("bad.ppdmp"), "{e}");
     let missing = Dump::open(dir.join("missing.ppdmp")).unwrap_err();
     assert!(missing.to_string().contains("missing.ppdmp"), "{missing}");
+    // The streamed open names it the same way (the bad file is short: decoded whole).
+    assert_eq!(DumpStream::open(&p).err().map(|e| e.to_string()), Some(e.to_string()));
+    let missing2 = DumpStream::open(dir.join("missing.ppdmp")).err().map(|e| e.to_string());
+    assert_eq!(missing2, Some(missing.to_string()));
+    // A long file whose pushbuf fails is named too, by the replay that finds it.
+    let mut long = big_dump();
+    *long.last_mut().unwrap() ^= 0x80;
+    let p = dir.join("long.ppdmp");
+    std::fs::write(&p, &long).unwrap();
+    let e = Dump::open(&p).unwrap_err().to_string();
+    assert!(e.contains("long.ppdmp") && e.contains("pushbuf block"), "{e}");
+    let mut g = ge::Ge::new();
+    let streamed = DumpStream::open(&p).and_then(|s| s.replay(&mut g)).map_err(|e| e.in_file(&p));
+    assert_eq!(streamed.err().map(|e| e.to_string()), Some(e));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -226,10 +246,13 @@ fn replay_of_a_hostile_stream_names_the_record() {
     d.records.push(Record { kind: RecordKind::from_byte(1), ptr, sz: words.len() as u32 });
     d.records.push(disp);
     let mut g = ge::Ge::new();
-    match ge::dump::replay(&d, &mut g) {
-        Err(e) => assert_eq!(e.record_index(), Some(1), "{e}"),
+    let whole = match ge::dump::replay(&d, &mut g) {
+        Err(e) => e,
         Ok(_) => panic!("replay should fail on an unmapped vertex address"),
-    }
+    };
+    assert_eq!(whole.record_index(), Some(1), "{whole}");
+    let streamed = DumpStream::streamed(d.to_bytes()).and_then(|s| s.replay(&mut ge::Ge::new())).unwrap_err();
+    assert_eq!(streamed.to_string(), whole.to_string());
 }
 
 /// A dump whose pushbuf holds 600 KiB of random bytes: its zip entry is far above one
@@ -245,7 +268,7 @@ fn big_dump() -> Vec<u8> {
 }
 
 fn outcome(bytes: &[u8]) -> Result<(Vec<Record>, Vec<u8>), String> {
-    Dump::parse(bytes).map(|d| (d.records, d.pushbuf)).map_err(|e| e.to_string())
+    parse(bytes).map(|d| (d.records, d.pushbuf)).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -275,7 +298,7 @@ fn zipped_dumps_open_like_their_plain_bytes() {
         (c2 + c2_len - 1, "pushbuf block", c2, c2_len),
     ] {
         let v = plain[..cut as usize].to_vec();
-        let e = Dump::parse(&v).unwrap_err();
+        let e = parse(&v).unwrap_err();
         assert!(
             matches!(e.kind, DumpErrorKind::Truncated { what, offset, needed: n, len }
                 if what == block && offset == at && n == needed && len == cut),
@@ -301,7 +324,7 @@ fn a_corrupt_zip_entry_is_a_zip_error_wherever_the_parser_is() {
     for at in [data_start + 100, (data_start + data_end) / 2, data_end - 100] {
         let mut z = zipped.clone();
         z[at] ^= 0x10;
-        let e = Dump::parse(&z).unwrap_err();
+        let e = parse(&z).unwrap_err();
         assert!(matches!(e.kind, DumpErrorKind::Zip(_)), "byte {at}: {e}");
     }
 }

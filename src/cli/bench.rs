@@ -8,14 +8,15 @@
 //! figure `../shared/frametests/PERF.md` compares with PPSSPP). The table gives the
 //! minimum and median per dump and the geometric mean of both.
 //!
-//! `--phases` splits the median run: `open` (file read, zip, zstd/snappy decode), `setup`
-//! (the GE and its memory), `front` (command execution, vertex decode, transform, clip,
-//! assembly, binning), `drain` (the PPSSPP model's bin-queue bookkeeping), `raster`
-//! (band copies, rasterization, sampling, the pixel pipeline, write-back) and `capture`,
-//! with the number of flushes that rasterized.
+//! `--phases` splits the median run: `open` (file read, zip, the header and command block:
+//! the pushbuf is decoded while the replay runs, `ge::dump::DumpStream`), `setup` (the GE
+//! and its memory), `front` (command execution, vertex decode, transform, clip, assembly,
+//! binning, and waiting for pushbuf bytes still being decoded), `drain` (the PPSSPP
+//! model's bin-queue bookkeeping), `raster` (band copies, rasterization, sampling, the
+//! pixel pipeline, write-back) and `capture`, with the number of flushes that rasterized.
 
 use anyhow::Context;
-use ge::dump::Dump;
+use ge::dump::DumpStream;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -41,12 +42,12 @@ impl Run {
 
 fn run_once(path: &Path, model: ge::Model) -> anyhow::Result<Run> {
     let t0 = Instant::now();
-    let dump = Dump::open(path)?;
+    let dump = DumpStream::open(path)?;
     let t1 = Instant::now();
     let mut g = ge::Ge::with_model(model);
     g.draw.phases = Some(Default::default());
     let t2 = Instant::now();
-    let display = ge::dump::replay(&dump, &mut g).map_err(|e| e.in_file(path))?;
+    let display = dump.replay(&mut g).map_err(|e| e.in_file(path))?;
     let t3 = Instant::now();
     std::hint::black_box(display.capture(&g.mem));
     let t4 = Instant::now();

@@ -21,7 +21,7 @@ pub mod view;
 
 use anyhow::Context;
 use ge::display::Image;
-use ge::dump::{self, Dump};
+use ge::dump;
 use std::path::Path;
 
 /// `--model` values: `hardware` or `ppsspp`.
@@ -49,19 +49,12 @@ pub fn render_dump(path: &Path, model: ge::Model) -> anyhow::Result<Image> {
 
 /// [`render_dump`], optionally reporting every fragment drawn at one pixel to stderr.
 pub fn render_dump_traced(path: &Path, model: ge::Model, trace: Option<(i32, i32)>) -> anyhow::Result<Image> {
-    let dump = Dump::open(path)?;
+    let dump = dump::DumpStream::open(path)?;
     let mut ge = ge::Ge::with_model(model);
     ge.draw.trace_pixel = trace;
-    let image = dump::replay_image(&dump, &mut ge).map_err(|e| e.in_file(path))?;
-    tracing::info!(
-        file = %path.display(),
-        version = dump.version,
-        game = %dump.game_id,
-        records = dump.records.len(),
-        model = %model,
-        pushbuf = dump.pushbuf.len(),
-        "replayed"
-    );
+    let (version, game, records, pushbuf) = (dump.version, dump.game_id.clone(), dump.records.len(), dump.pushbuf_len);
+    let image = dump.replay_image(&mut ge).map_err(|e| e.in_file(path))?;
+    tracing::info!(file = %path.display(), version, %game, records, model = %model, pushbuf, "replayed");
     Ok(image)
 }
 

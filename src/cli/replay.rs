@@ -64,9 +64,9 @@ fn stop_at(args: &Args) -> Option<ge::dump::StopAt> {
 /// Replay to the stop (or the end) and capture the screenshot; also write `--buffers`.
 fn replay_stopped(args: &Args, model: ge::Model) -> anyhow::Result<ge::display::Image> {
     use psprender::debugger::{self, capture};
-    let dump = ge::dump::Dump::open(&args.dump)?;
     let (ge, img) = match stop_at(args) {
         Some(at) => {
+            let dump = ge::dump::Dump::open(&args.dump)?;
             let p =
                 debugger::pause_at(&dump, model, at).map_err(|e| anyhow::anyhow!("{}: {e}", args.dump.display()))?;
             let mut screen = capture::colour(&p.ge);
@@ -89,8 +89,10 @@ fn replay_stopped(args: &Args, model: ge::Model) -> anyhow::Result<ge::display::
             (p.ge, screen)
         }
         None => {
+            // The pushbuf is decoded while the replay runs.
+            let dump = ge::dump::DumpStream::open(&args.dump)?;
             let mut ge = ge::Ge::with_model(model);
-            let img = ge::dump::replay_image(&dump, &mut ge).map_err(|e| e.in_file(&args.dump))?;
+            let img = dump.replay_image(&mut ge).map_err(|e| e.in_file(&args.dump))?;
             (ge, img)
         }
     };

@@ -17,6 +17,8 @@
 
 use super::source::{inflate_entry, BlockReader, Source, CHUNK};
 use super::{Dump, DumpErrorKind, Record, RecordKind, RECORD_SIZE};
+use std::io::Write;
+use std::sync::mpsc::SyncSender;
 
 /// Cap on the decompressed command array (N × 9 bytes): 1.86 M records, 35× the most any
 /// shared dump has (53 716). README "Limits"; tested by `tests/limits.rs`.
@@ -37,7 +39,7 @@ type Res<T> = Result<T, DumpErrorKind>;
 /// Plain `.ppdmp` or zip, by content (PPSSPP identifies both by magic).
 pub(super) fn parse_any(bytes: &[u8]) -> Res<Dump> {
     if bytes.starts_with(b"PK") {
-        parse_zip(bytes)
+        parse_zip(bytes, |src| parse_with(src, SPLIT_COMMAND_BLOCK))
     } else {
         parse(&mut Source::Whole(bytes))
     }
@@ -85,9 +87,17 @@ fn parse(src: &mut Source<'_>) -> Res<Dump> {
     parse_with(src, SPLIT_COMMAND_BLOCK)
 }
 
-/// [`parse`], splitting off zstd command blocks of `split` compressed bytes or more.
-fn parse_with(src: &mut Source<'_>, split: usize) -> Res<Dump> {
-    let mut c = Cursor { src, pos: 0 };
+/// What the header says (§2.1, §2.2).
+struct Header {
+    version: u32,
+    game_id: String,
+    /// Bytes of the decompressed command block (N × 9).
+    cmd_len: usize,
+    /// Bytes of the decompressed pushbuf.
+    push_len: usize,
+}
+
+fn read_header(c: &mut Cursor<'_, '_>) -> Res<Header> {
     let magic = c.take(8, "header magic")?;
     let magic = &c.src.bytes()[magic];
     if magic != MAGIC {
@@ -127,11 +137,53 @@ fn parse_with(src: &mut Source<'_>, split: usize) -> Res<Dump> {
             limit: MAX_PUSHBUF_BYTES,
         });
     }
-    let (cmds, pushbuf) = read_blocks(&mut c, version, cmd_bytes as usize, bufsz as usize, split)?;
+    Ok(Header { version, game_id, cmd_len: cmd_bytes as usize, push_len: bufsz as usize })
+}
 
+/// [`parse`], splitting off zstd command blocks of `split` compressed bytes or more.
+fn parse_with(src: &mut Source<'_>, split: usize) -> Res<Dump> {
+    let mut c = Cursor { src, pos: 0 };
+    let h = read_header(&mut c)?;
+    let (cmds, pushbuf) = read_blocks(&mut c, h.version, h.cmd_len, h.push_len, split)?;
     let records = decode_records(&cmds);
     validate_records(&records, pushbuf.len())?;
-    Ok(Dump { version, game_id, records, pushbuf })
+    Ok(Dump { version: h.version, game_id: h.game_id, records, pushbuf })
+}
+
+/// A dump without its pushbuf: what a replay needs before the first record.
+pub(super) struct Head {
+    pub version: u32,
+    pub game_id: String,
+    /// Not validated yet ([`validate_records`] against `push_len`).
+    pub records: Vec<Record>,
+    pub push_len: usize,
+}
+
+/// [`parse_with`] (command block decoded first, no split), handing the header and records
+/// to `head` as soon as they are decoded and the pushbuf to `pieces` as it is decoded.
+/// Records are left to the receiver to validate; every other error is the one
+/// [`parse_with`] gives.
+fn parse_streamed(src: &mut Source<'_>, head: &SyncSender<Head>, pieces: &mut Pieces) -> Res<()> {
+    let mut c = Cursor { src, pos: 0 };
+    let h = read_header(&mut c)?;
+    let mut cmds = Vec::new();
+    read_block(&mut c, h.version, h.cmd_len, "command block", &mut cmds)?;
+    let records = decode_records(&cmds);
+    // The receiver may be gone (it stopped); the pushbuf is still decoded for its error.
+    let _ = head.send(Head { version: h.version, game_id: h.game_id, records, push_len: h.push_len });
+    read_block(&mut c, h.version, h.push_len, "pushbuf block", pieces)
+}
+
+/// Decode `bytes` (plain or zip, like [`parse_any`]) handing its header and records to
+/// `head` and its pushbuf in pieces to `pieces`; the error is the one [`parse_any`] gives,
+/// record validation left out.
+pub(super) fn parse_any_streamed(bytes: &[u8], head: SyncSender<Head>, pieces: SyncSender<Vec<u8>>) -> Res<()> {
+    let mut pieces = Pieces { tx: pieces, sent: 0 };
+    if bytes.starts_with(b"PK") {
+        parse_zip(bytes, |src| parse_streamed(src, &head, &mut pieces))
+    } else {
+        parse_streamed(&mut Source::Whole(bytes), &head, &mut pieces)
+    }
 }
 
 /// The 9-byte records (type, size, pointer) of a command block; a ragged tail is ignored.
@@ -192,35 +244,106 @@ fn read_blocks(
             let data = c.src.bytes()[data].to_vec();
             return std::thread::scope(|s| {
                 let cmds = s.spawn(|| zstd_whole(&data, cmd_len, CMD, offset));
-                let pushbuf = read_block(c, version, push_len, "pushbuf block");
+                let mut pushbuf = Vec::new();
+                let decoded = read_block(c, version, push_len, "pushbuf block", &mut pushbuf);
                 let cmds = cmds.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-                Ok((cmds, pushbuf?))
+                decoded.map(|()| (cmds, pushbuf))
             });
         }
         c.pos = at;
     }
-    let cmds = read_block(c, version, cmd_len, CMD)?;
-    Ok((cmds, read_block(c, version, push_len, "pushbuf block")?))
+    let (mut cmds, mut pushbuf) = (Vec::new(), Vec::new());
+    read_block(c, version, cmd_len, CMD, &mut cmds)?;
+    read_block(c, version, push_len, "pushbuf block", &mut pushbuf)?;
+    Ok((cmds, pushbuf))
 }
 
-fn read_block(c: &mut Cursor<'_, '_>, version: u32, expected: usize, block: &'static str) -> Res<Vec<u8>> {
+/// Where a decoded block goes: a buffer, or pieces on their way to a replay.
+trait Out: Write {
+    /// Bytes taken so far.
+    fn taken(&self) -> usize;
+    /// Take a whole decoded buffer.
+    fn take_vec(&mut self, v: Vec<u8>) -> std::io::Result<()>;
+}
+
+impl Out for Vec<u8> {
+    fn taken(&self) -> usize {
+        self.len()
+    }
+
+    fn take_vec(&mut self, v: Vec<u8>) -> std::io::Result<()> {
+        if self.is_empty() {
+            *self = v;
+        } else {
+            self.extend_from_slice(&v);
+        }
+        Ok(())
+    }
+}
+
+/// Decoded bytes sent on as they come (a replay fills RAM with them: `Memory::backfill`).
+struct Pieces {
+    tx: SyncSender<Vec<u8>>,
+    sent: usize,
+}
+
+impl Write for Pieces {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.take_vec(buf.to_vec())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Out for Pieces {
+    fn taken(&self) -> usize {
+        self.sent
+    }
+
+    fn take_vec(&mut self, v: Vec<u8>) -> std::io::Result<()> {
+        let n = v.len();
+        if n > 0 {
+            self.tx.send(v).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+        }
+        self.sent += n;
+        Ok(())
+    }
+}
+
+/// Decode the next length-prefixed block into `out` (exactly `expected` bytes).
+fn read_block(
+    c: &mut Cursor<'_, '_>,
+    version: u32,
+    expected: usize,
+    block: &'static str,
+    out: &mut impl Out,
+) -> Res<()> {
     let len = c.u32(block)?;
     let offset = c.pos;
     if version < 5 {
         let data = c.take(len as u64, block)?;
-        return snappy(&c.src.bytes()[data], expected, block, offset as u64);
+        let v = snappy(&c.src.bytes()[data], expected, block, offset as u64)?;
+        return out.take_vec(v).map_err(|e| corrupt_out(block, offset as u64, "snappy", e));
     }
     // zstd decodes the block while later bytes of a stream are still arriving; a block
     // the file does not hold in full is a truncation, whatever the decoder made of it.
     let Some(end) = offset.checked_add(len as usize) else {
         return Err(c.truncated(len as u64, block));
     };
-    let decoded = zstd(&mut BlockReader { src: c.src, pos: offset, end }, expected, block, offset as u64);
+    let decoded = zstd(&mut BlockReader { src: c.src, pos: offset, end }, expected, block, offset as u64, out);
     if decoded.is_err() && !c.src.have(end) {
         return Err(c.truncated(len as u64, block));
     }
     c.pos = end;
     decoded
+}
+
+/// The error of a receiver that went away (nobody reads it: the replay stopped).
+fn corrupt_out(block: &'static str, offset: u64, codec: &'static str, e: std::io::Error) -> DumpErrorKind {
+    DumpErrorKind::Corrupt { block, offset, codec, msg: e.to_string() }
 }
 
 fn snappy(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
@@ -291,16 +414,20 @@ fn zstd_frame_info(data: &[u8]) -> Option<ZstdFrameInfo> {
 }
 
 /// Decode every frame in `input` (like `ZSTD_decompress`) into exactly `expected` bytes.
-fn zstd(input: &mut BlockReader<'_, '_>, expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
+fn zstd(
+    input: &mut BlockReader<'_, '_>,
+    expected: usize,
+    block: &'static str,
+    offset: u64,
+    out: &mut impl Out,
+) -> Res<()> {
     use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
     use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
     let corrupt = |msg: String| DumpErrorKind::Corrupt { block, offset, codec: "zstd", msg };
     let oversized = DumpErrorKind::Oversized { block, offset, codec: "zstd", expected: expected as u64 };
-    // Grow with the real output instead of trusting the declared size up front.
-    let mut out: Vec<u8> = Vec::with_capacity(expected.min(1 << 20));
     let mut dec = FrameDecoder::new();
     while !input.is_empty() {
-        let remaining = (expected - out.len()) as u64;
+        let remaining = (expected - out.taken()) as u64;
         // 18 bytes: the longest frame header (RFC 8878 §3.1.1).
         if let Some(info) = zstd_frame_info(input.peek(18)) {
             if info.content.is_some_and(|n| n > remaining) {
@@ -324,15 +451,15 @@ fn zstd(input: &mut BlockReader<'_, '_>, expected: usize, block: &'static str, o
             }
             Err(e) => return Err(corrupt(e.to_string())),
         }
-        let frame_start = out.len();
+        let frame_start = out.taken();
         loop {
             dec.decode_blocks(&mut *input, BlockDecodingStrategy::UptoBlocks(1)).map_err(|e| corrupt(e.to_string()))?;
             // Drain what the decoder no longer needs for history, straight into `out`.
             let n = dec.can_collect();
-            if out.len() + n > expected {
+            if out.taken() + n > expected {
                 return Err(oversized);
             }
-            dec.collect_to_writer(&mut out).map_err(|e| corrupt(e.to_string()))?;
+            dec.collect_to_writer(&mut *out).map_err(|e| corrupt(e.to_string()))?;
             if dec.is_finished() {
                 break;
             }
@@ -343,27 +470,30 @@ fn zstd(input: &mut BlockReader<'_, '_>, expected: usize, block: &'static str, o
             }
         }
         if let Some(n) = zstd_frame_info_content(&dec) {
-            if n != (out.len() - frame_start) as u64 {
-                return Err(corrupt(format!("frame declares {n} bytes, holds {}", out.len() - frame_start)));
+            if n != (out.taken() - frame_start) as u64 {
+                return Err(corrupt(format!("frame declares {n} bytes, holds {}", out.taken() - frame_start)));
             }
         }
     }
-    if out.len() != expected {
+    if out.taken() != expected {
         return Err(DumpErrorKind::SizeMismatch {
             block,
             offset,
             codec: "zstd",
             expected: expected as u64,
-            actual: out.len() as u64,
+            actual: out.taken() as u64,
         });
     }
-    Ok(out)
+    Ok(())
 }
 
 /// [`zstd`] of a block held whole.
 fn zstd_whole(data: &[u8], expected: usize, block: &'static str, offset: u64) -> Res<Vec<u8>> {
     let mut src = Source::Whole(data);
-    zstd(&mut BlockReader { src: &mut src, pos: 0, end: data.len() }, expected, block, offset)
+    // Grow with the real output instead of trusting the declared size up front.
+    let mut out = Vec::with_capacity(expected.min(1 << 20));
+    zstd(&mut BlockReader { src: &mut src, pos: 0, end: data.len() }, expected, block, offset, &mut out)?;
+    Ok(out)
 }
 
 /// The content size a finished frame declared, if non-zero (ruzstd reports 0 for "absent").
@@ -374,8 +504,9 @@ fn zstd_frame_info_content(dec: &ruzstd::decoding::FrameDecoder) -> Option<u64> 
 
 /// Parse the last `.ppdmp` entry of the central directory, skipping `__MACOSX/` and
 /// directories [PP Loaders.cpp DetectZipFileContents], while it is being inflated
-/// (module `source`). An entry of one chunk or less is inflated first, without a thread.
-fn parse_zip(bytes: &[u8]) -> Res<Dump> {
+/// (module `source`), with `parse`. An entry of one chunk or less is inflated first, without
+/// a thread. Like [`finish_stream`], an error of the zip layer wins.
+fn parse_zip<T>(bytes: &[u8], parse: impl FnOnce(&mut Source<'static>) -> Res<T>) -> Res<T> {
     let zerr = |e: zip::result::ZipError| DumpErrorKind::Zip(e.to_string());
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(zerr)?;
     let mut chosen = None;
@@ -396,19 +527,25 @@ fn parse_zip(bytes: &[u8]) -> Res<Dump> {
         // At most two chunks and an error: the channel holds them all.
         inflate_entry(zip, i, MAX_ZIP_ENTRY_BYTES, &tx);
         drop(tx);
-        parse_stream(&mut src, SPLIT_COMMAND_BLOCK)
+        finish_stream(&mut src, parse)
     } else {
         std::thread::scope(|s| {
             s.spawn(move || inflate_entry(zip, i, MAX_ZIP_ENTRY_BYTES, &tx));
-            parse_stream(&mut src, SPLIT_COMMAND_BLOCK)
+            finish_stream(&mut src, parse)
         })
     }
 }
 
-/// [`parse_with`] a stream, then drain it to its end (the producer may still be sending):
-/// the producer's error wins, as it would have come before anything was parsed.
+/// [`parse_with`] a stream ([`finish_stream`]).
+#[cfg(test)]
 fn parse_stream(src: &mut Source<'_>, split: usize) -> Res<Dump> {
-    let parsed = parse_with(src, split);
+    finish_stream(src, |src| parse_with(src, split))
+}
+
+/// `parse` a stream, then drain it to its end (the producer may still be sending): the
+/// producer's error wins, as it would have come before anything was parsed.
+fn finish_stream<'a, T>(src: &mut Source<'a>, parse: impl FnOnce(&mut Source<'a>) -> Res<T>) -> Res<T> {
+    let parsed = parse(src);
     match src.finish() {
         Some(e) => Err(e),
         None => parsed,

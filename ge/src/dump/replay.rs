@@ -141,24 +141,75 @@ pub fn replay_steps(dump: &Dump, ge: &mut Ge, hook: &mut StepHook<'_>) -> Result
 /// handed the GE with every pixel landed, so it sees what [`replay`] would have drawn.
 fn replay_with(dump: &Dump, ge: &mut Ge, hook: Option<&mut StepHook<'_>>) -> Result<Stepped, DumpError> {
     let size = dump.pushbuf.len();
-    let limit = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
-    if size as u64 > limit as u64 {
-        return Err(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }.into());
+    let too_large =
+        || DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit: PUSHBUF_LIMIT });
+    if size as u64 > PUSHBUF_LIMIT as u64 {
+        return Err(too_large());
     }
-    ge.mem
-        .write(PUSHBUF_ADDR, &dump.pushbuf)
-        .map_err(|_| DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit }))?;
+    ge.mem.write(PUSHBUF_ADDR, &dump.pushbuf).map_err(|_| too_large())?;
+    run_records(dump.version, &dump.records, Pushbuf::Whole(&dump.pushbuf), ge, hook)
+}
+
+/// The most pushbuf RAM holds from [`PUSHBUF_ADDR`] on.
+pub(super) const PUSHBUF_LIMIT: u32 = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
+
+/// Where the record loop reads payloads.
+pub(super) enum Pushbuf<'d> {
+    /// The whole pushbuf (already in RAM at [`PUSHBUF_ADDR`]).
+    Whole(&'d [u8]),
+    /// Arriving in RAM at [`PUSHBUF_ADDR`] ([`Memory::backfill`]): a payload is read from
+    /// what has arrived, waiting for it.
+    Arriving,
+}
+
+/// Run `records` on `ge`, the pushbuf placed at [`PUSHBUF_ADDR`] (see [`replay_with`]).
+/// With [`Pushbuf::Arriving`], a payload that never arrives (the stream ended short)
+/// stops the loop with [`DumpErrorKind::Truncated`]; the caller reports the decoder's
+/// error instead, which is why it ended.
+pub(super) fn run_records(
+    version: u32,
+    records: &[Record],
+    pushbuf: Pushbuf<'_>,
+    ge: &mut Ge,
+    hook: Option<&mut StepHook<'_>>,
+) -> Result<Stepped, DumpError> {
     // The software renderer's CLUT cache starts zeroed (§3.2 step 4).
     ge.state.clut.fill(0);
-    let mut r = Replayer::new(dump.version, hook);
-    let last = dump.records.len().saturating_sub(1);
+    let mut r = Replayer::new(version, hook);
+    let last = records.len().saturating_sub(1);
+    // A payload's bytes, copied out of the arrived pushbuf (records write into `ge`).
+    let mut held = Vec::new();
     let mut run = || -> Result<(), Halt> {
-        for (index, rec) in dump.records.iter().enumerate() {
-            r.record(ge, dump, index, rec, index == last)?;
+        for (index, rec) in records.iter().enumerate() {
+            let start = rec.ptr as usize;
+            let end = start + rec.sz as usize;
+            let payload = match pushbuf {
+                Pushbuf::Whole(b) => b.get(start..end).unwrap_or(&[]),
+                Pushbuf::Arriving if !needs_payload(rec.kind) => &[],
+                Pushbuf::Arriving if rec.kind == RecordKind::Registers => {
+                    // The words are read from what has arrived, not copied (REGISTERS are most
+                    // bytes: copying payloads cost 56 M instructions on 21763's main thread).
+                    r.registers_start(ge, index, rec.sz.into())?;
+                    let got = ge.mem.arrived(end);
+                    let Some(words) = got.get(start..end) else { return Err(short(got.len(), rec)) };
+                    r.registers_words(index, rec, words);
+                    continue;
+                }
+                Pushbuf::Arriving => {
+                    let got = ge.mem.arrived(end);
+                    if got.len() < end {
+                        return Err(short(got.len(), rec));
+                    }
+                    held.clear();
+                    held.extend_from_slice(&got[start..end]);
+                    &held[..]
+                }
+            };
+            r.record(ge, payload, index, rec, index == last)?;
         }
         if r.list_active {
             // SubmitListEnd: FINISH + END, sync.
-            let end = dump.records.len();
+            let end = records.len();
             r.list.push((word(op::FINISH, 0), end, NO_SRC));
             r.list.push((word(op::END, 0), end, NO_SRC));
             r.sync(ge)?;
@@ -174,6 +225,18 @@ fn replay_with(dump: &Dump, ge: &mut Ge, hook: Option<&mut StepHook<'_>>) -> Res
     };
     let display = r.current_display.unwrap_or(r.latched_display.unwrap_or_else(DisplayBuffer::power_on));
     Ok(Stepped { display, stopped, draws: r.draws })
+}
+
+/// The stop of a payload that never arrived (the caller reports the decoder's error).
+fn short(arrived: usize, rec: &Record) -> Halt {
+    let len = arrived as u64;
+    DumpErrorKind::Truncated { what: "pushbuf", offset: len, needed: rec.sz.into(), len }.into()
+}
+
+/// Whether the replay reads a record's payload itself; the others only map it (GE
+/// commands read those bytes from RAM).
+fn needs_payload(kind: RecordKind) -> bool {
+    !matches!(kind, RecordKind::Vertices | RecordKind::Indices | RecordKind::TransferSrc | RecordKind::Texture(_))
 }
 
 /// Why the record loop ended early: an error, or the step hook asked to stop.
@@ -298,8 +361,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
         }
     }
 
-    fn record(&mut self, ge: &mut Ge, dump: &Dump, index: usize, rec: &Record, is_last: bool) -> Result<(), Halt> {
-        let payload = dump.payload(rec);
+    fn record(&mut self, ge: &mut Ge, payload: &[u8], index: usize, rec: &Record, is_last: bool) -> Result<(), Halt> {
         let ge_err = |cause| DumpError::from(DumpErrorKind::Ge { index, cause });
         match rec.kind {
             RecordKind::Init => {
@@ -394,6 +456,14 @@ impl<'h, 'f> Replayer<'h, 'f> {
 
     /// REGISTERS (§6.2, §6.3) [PP DumpExecute::Registers].
     fn registers(&mut self, ge: &mut Ge, index: usize, rec: &Record, payload: &[u8]) -> Result<(), Halt> {
+        self.registers_start(ge, index, payload.len() as u64)?;
+        self.registers_words(index, rec, payload);
+        Ok(())
+    }
+
+    /// The part of [`Replayer::registers`] that runs the GE (list start, wrap): before the
+    /// payload's words are read, so these can be borrowed from memory ([`Pushbuf::Arriving`]).
+    fn registers_start(&mut self, ge: &mut Ge, index: usize, len: u64) -> Result<(), Halt> {
         if !self.list_active {
             // The list starts with one NOP; starting a list resets the offset address.
             self.list_active = true;
@@ -402,7 +472,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
             self.list_pos = 4;
         }
         let pending = 4 * self.queue.len() as u64;
-        if self.list_pos + pending + payload.len() as u64 + 8 >= LIST_BUF_SIZE {
+        if self.list_pos + pending + len + 8 >= LIST_BUF_SIZE {
             // Wrap: BASE + JUMP back to the buffer start, then sync.
             self.list.push((word(op::BASE, (LIST_BUF_ADDR >> 8) & 0x00FF_0000), index, NO_SRC));
             self.list.push((word(op::JUMP, LIST_BUF_ADDR), index, NO_SRC));
@@ -410,6 +480,12 @@ impl<'h, 'f> Replayer<'h, 'f> {
             self.last_base = LIST_BUF_ADDR & 0xFF00_0000;
             self.sync(ge)?;
         }
+        Ok(())
+    }
+
+    /// The words of a REGISTERS payload, after [`Replayer::registers_start`].
+    fn registers_words(&mut self, index: usize, rec: &Record, payload: &[u8]) {
+        let pending = 4 * self.queue.len() as u64;
         self.list.extend(self.queue.drain(..).map(|w| (w, index, NO_SRC)));
         self.list_pos += pending + payload.len() as u64;
         // TEXBUFWIDTHn rewrites use the texture addresses as known when the record started.
@@ -440,7 +516,6 @@ impl<'h, 'f> Replayer<'h, 'f> {
             };
             self.list.push((out, index, src));
         }
-        Ok(())
     }
 
     /// FRAMEBUFn (§3.10) [PP DumpExecute::Framebuf].
