@@ -191,14 +191,14 @@ impl Memory {
         }
     }
 
-    /// Wait for every byte of the backfill, write it all, and stop filling. Returns what
-    /// arrived (shorter than declared when the stream ended short); empty without one.
-    pub fn end_backfill(&mut self) -> Vec<u8> {
-        let Some(mut b) = self.backfill.take() else { return Vec::new() };
-        b.pull(usize::MAX);
-        self.backfill = Some(b);
+    /// Wait for every byte of the backfill (until the sender is gone), write it all, and
+    /// stop filling.
+    pub fn end_backfill(&mut self) {
+        if let Some(b) = self.backfill.as_mut() {
+            b.pull(usize::MAX);
+        }
         self.fill_arrived();
-        self.backfill.take().map(|b| b.bytes).unwrap_or_default()
+        self.backfill = None;
     }
 
     /// Write every arrived byte not yet in RAM (landing pending tiles first).

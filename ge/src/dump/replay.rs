@@ -141,17 +141,20 @@ pub fn replay_steps(dump: &Dump, ge: &mut Ge, hook: &mut StepHook<'_>) -> Result
 /// handed the GE with every pixel landed, so it sees what [`replay`] would have drawn.
 fn replay_with(dump: &Dump, ge: &mut Ge, hook: Option<&mut StepHook<'_>>) -> Result<Stepped, DumpError> {
     let size = dump.pushbuf.len();
-    let too_large =
-        || DumpError::from(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit: PUSHBUF_LIMIT });
     if size as u64 > PUSHBUF_LIMIT as u64 {
-        return Err(too_large());
+        return Err(too_large(size));
     }
-    ge.mem.write(PUSHBUF_ADDR, &dump.pushbuf).map_err(|_| too_large())?;
+    ge.mem.write(PUSHBUF_ADDR, &dump.pushbuf).map_err(|_| too_large(size))?;
     run_records(dump.version, &dump.records, Pushbuf::Whole(&dump.pushbuf), ge, hook)
 }
 
 /// The most pushbuf RAM holds from [`PUSHBUF_ADDR`] on.
 pub(super) const PUSHBUF_LIMIT: u32 = RAM_BASE + RAM_SIZE - PUSHBUF_ADDR;
+
+/// The error for a pushbuf of `size` bytes that RAM cannot hold from [`PUSHBUF_ADDR`].
+pub(super) fn too_large(size: usize) -> DumpError {
+    DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit: PUSHBUF_LIMIT }.into()
+}
 
 /// Where the record loop reads payloads.
 pub(super) enum Pushbuf<'d> {

@@ -29,7 +29,7 @@
 //! 35.1 -> 43.5 MiB (`/usr/bin/time -v`, limit 64 MiB).
 
 use super::container::{parse_any_streamed, validate_records, Head};
-use super::replay::{run_records, Pushbuf, PUSHBUF_ADDR, PUSHBUF_LIMIT};
+use super::replay::{run_records, too_large, Pushbuf, PUSHBUF_ADDR, PUSHBUF_LIMIT};
 use super::{Dump, DumpError, DumpErrorKind, Record};
 use crate::display::DisplayBuffer;
 use crate::exec::Ge;
@@ -75,17 +75,21 @@ impl DumpStream {
     /// [`DumpStream::open`] on bytes in memory: decoded whole when short, else streamed.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<DumpStream, DumpError> {
         if bytes.len() <= STREAM_FROM {
-            let d = Dump::parse(&bytes)?;
-            let pushbuf_len = d.pushbuf.len();
-            return Ok(DumpStream {
-                version: d.version,
-                game_id: d.game_id,
-                records: d.records,
-                pushbuf_len,
-                feed: Feed::Whole(d.pushbuf),
-            });
+            return Ok(Self::whole(Dump::parse(&bytes)?));
         }
         Self::decode(bytes, false)
+    }
+
+    /// A dump decoded whole and validated (as by [`Dump::parse`]).
+    fn whole(dump: Dump) -> DumpStream {
+        let pushbuf_len = dump.pushbuf.len();
+        DumpStream {
+            version: dump.version,
+            game_id: dump.game_id,
+            records: dump.records,
+            pushbuf_len,
+            feed: Feed::Whole(dump.pushbuf),
+        }
     }
 
     /// [`DumpStream::from_bytes`] with the pushbuf always sent in pieces from a thread,
@@ -107,14 +111,7 @@ impl DumpStream {
                 join(decoder)?;
                 let dump = Dump { version, game_id, records, pushbuf };
                 dump.validate()?;
-                let pushbuf_len = dump.pushbuf.len();
-                Ok(DumpStream {
-                    version: dump.version,
-                    game_id: dump.game_id,
-                    records: dump.records,
-                    pushbuf_len,
-                    feed: Feed::Whole(dump.pushbuf),
-                })
+                Ok(Self::whole(dump))
             }
             Ok(Head { version, game_id, records, push_len, pushbuf: None }) => Ok(DumpStream {
                 version,
@@ -167,13 +164,13 @@ impl DumpStream {
         let replayed = if size as u64 > PUSHBUF_LIMIT as u64 {
             // Not placed: drain the pieces so that the decoder finishes (and tells its error).
             pieces.iter().for_each(drop);
-            Err(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit: PUSHBUF_LIMIT }.into())
+            Err(too_large(size))
         } else {
             match ge.mem.backfill(PUSHBUF_ADDR, size, pieces) {
                 Ok(()) => validate_records(&self.records, size)
                     .map_err(DumpError::from)
                     .and_then(|()| run_records(self.version, &self.records, Pushbuf::Arriving, ge, None)),
-                Err(_) => Err(DumpErrorKind::PushbufTooLarge { size, base: PUSHBUF_ADDR, limit: PUSHBUF_LIMIT }.into()),
+                Err(_) => Err(too_large(size)),
             }
         };
         // Every byte in RAM (the display may show some), the decoder finished.
