@@ -147,10 +147,7 @@ impl Shape {
         if i64::from(d1.0) * i64::from(d2.1) == i64::from(d1.1) * i64::from(d2.0) {
             return false;
         }
-        let off = match rule {
-            raster::SamplePoint::Ppsspp => 7,
-            raster::SamplePoint::PixelCentre => 8,
-        };
+        let off = rule.offset();
         // Is there a p with lo <= 16·p + off <= hi?
         let holds_sample = |a: i32, b: i32, c: i32| {
             let (lo, hi) = (a.min(b).min(c) - off, a.max(b).max(c) - off);

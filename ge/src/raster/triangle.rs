@@ -125,6 +125,16 @@ pub enum SamplePoint {
     PixelCentre,
 }
 
+impl SamplePoint {
+    /// The sample's offset inside the pixel, in 1/16 px along x and y.
+    pub const fn offset(self) -> i32 {
+        match self {
+            SamplePoint::Ppsspp => 7,
+            SamplePoint::PixelCentre => 8,
+        }
+    }
+}
+
 /// How an interpolated (Gouraud) colour channel becomes an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColourRounding {
@@ -533,7 +543,7 @@ impl Tri {
                 };
                 let plane = PlaneSetup::new(&pts, s);
                 let ch = |c: [u8; 3]| plane.channel(c);
-                let half = if setup.triangle.sample == SamplePoint::PixelCentre { 8 } else { 7 };
+                let half = setup.triangle.sample.offset();
                 (
                     std::array::from_fn(|k| ch([v[0].color0[k], v[1].color0[k], v[2].color0[k]])),
                     std::array::from_fn(|k| ch([v[0].color1[k], v[1].color1[k], v[2].color1[k]])),
