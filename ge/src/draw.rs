@@ -395,6 +395,10 @@ fn rasterize_prim(p: &BinnedPrim, tile: &mut Tile, mem: &Memory) {
     }
     let px = p.fix.pixel(&st.pixel);
     let px = &*px;
+    // Fragments outside the depth range are dropped before texturing (not when tracing
+    // a pixel, which prints every fragment the pixel stage sees).
+    // A range of 0..=65535 drops nothing.
+    setup.depth_range = px.depth_range.filter(|&(lo, hi)| st.trace.is_none() && (lo > 0 || hi < 0xFFFF));
     let (band_y0, band_end) = (tile.y0, tile.y0 + tile.rows);
     // Hardware rectangles sample with their own rule ([`SamplerRule::Hardware`]); the
     // hardware model's state already has it (no copy of the palette per band).

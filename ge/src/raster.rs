@@ -130,6 +130,14 @@ pub struct RasterSetup {
     pub triangle: TriangleRule,
     /// The rectangle arithmetic of the model being rendered ([`RectangleRule`]).
     pub rectangle: RectangleRule,
+    /// The pixel stage's depth range (MINZ..=MAXZ in transform mode), or `None`. Triangles
+    /// drop the fragments outside it before they are shaded: the pixel stage discards them
+    /// first thing (ge-reference §13 step 2, clear mode included), and texturing has no
+    /// effect of its own. Measured (callgrind, `replay -o`, 1 thread, PPSSPP model, whole
+    /// process): 16131 shinsengumi (MINZ..MAXZ = 10000..50000) 345.7 -> 190.1 M
+    /// instructions, its texture stage 124.9 -> 20.4 M; most of its textured fragments lie
+    /// outside the range.
+    pub depth_range: Option<(u16, u16)>,
 }
 
 impl RasterSetup {
@@ -148,6 +156,7 @@ impl RasterSetup {
             antialias_lines: false,
             triangle: TriangleRule::PPSSPP,
             rectangle: RectangleRule::Ppsspp,
+            depth_range: None,
         }
     }
 

@@ -1042,3 +1042,69 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    /// [`RasterSetup::depth_range`] only clears the lanes whose depth the pixel stage's
+    /// range test rejects (and skips quads left empty): every other quad and lane, with all
+    /// its attributes, is what the triangle gives without a range. Depths at the vertices
+    /// span 0..=65535 (flat triangles included), the range's ends are lane depths, both models, perspective and through.
+    #[test]
+    fn depth_range_drops_only_fragments_outside_it(
+        xy in prop::array::uniform3((0i32..1200, 0i32..1200)),
+        z in prop::array::uniform3(prop_oneof![0.0f32..65535.0, Just(30000.0f32)]),
+        w in prop::array::uniform3(0.25f32..4.0),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        persp in any::<bool>(),
+        hardware in any::<bool>(),
+        colour in prop::array::uniform3(any::<[u8; 4]>()),
+    ) {
+        let v: [ScreenVertex; 3] = std::array::from_fn(|i| ScreenVertex {
+            z: z[i],
+            w: w[i],
+            s: i as f32 * 0.5,
+            t: 1.0 - i as f32 * 0.25,
+            color0: colour[i],
+            first: i == 0,
+            ..sv(xy[i].0, xy[i].1)
+        });
+        let mut setup = RasterSetup::new(ClipRect { x0: 0, y0: 0, x1: 63, y1: 63 }, persp, true);
+        if hardware {
+            setup.triangle = TriangleRule::HARDWARE;
+        }
+        let collect = |setup: &RasterSetup| {
+            let mut quads = Vec::new();
+            triangle_culled(&v, Cull::Off, setup, &mut |q: &Quad| quads.push(*q));
+            quads
+        };
+        let all = collect(&setup);
+        // The range's ends are depths of covered lanes, so lanes sit exactly on them.
+        let zs: Vec<u16> = all.iter().flat_map(|q| (0..4).filter(|l| q.mask & (1 << l) != 0).map(|l| q.frags[l].z)).collect();
+        prop_assume!(!zs.is_empty());
+        let (a, b) = (*ends.0.get(&zs), *ends.1.get(&zs));
+        let (lo, hi) = (a.min(b), a.max(b));
+        setup.depth_range = Some((lo, hi));
+        let expected: Vec<Quad> = all
+            .into_iter()
+            .filter_map(|mut q| {
+                for (l, f) in q.frags.iter().enumerate() {
+                    if f.z < lo || f.z > hi {
+                        q.mask &= !(1 << l);
+                    }
+                }
+                (q.mask != 0).then_some(q)
+            })
+            .collect();
+        let got = collect(&setup);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert_eq!(g.mask, e.mask);
+            for l in 0..4 {
+                if g.mask & (1 << l) != 0 {
+                    // Bitwise (a zero-area triangle interpolates NaN).
+                    prop_assert_eq!(format!("{:?}", g.frags[l]), format!("{:?}", e.frags[l]));
+                }
+            }
+        }
+    }
+}

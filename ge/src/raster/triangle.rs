@@ -393,7 +393,13 @@ pub fn triangle(v: &[ScreenVertex; 3], setup: &RasterSetup, emit: &mut dyn FnMut
     let Some(range) = screen_range(&[p[0].0, p[1].0, p[2].0], &[p[0].1, p[1].1, p[2].1], &setup.clip) else {
         return;
     };
-    Tri::new(v, setup).draw(range, setup, emit);
+    let tri = Tri::new(v, setup);
+    if let (Some(z), Some((lo, hi))) = (tri.z_flat, setup.depth_range) {
+        if z < lo || z > hi {
+            return;
+        }
+    }
+    tri.draw(range, setup, emit);
 }
 
 /// One edge function: value at a sample and its steps per quad.
@@ -612,8 +618,8 @@ impl Tri {
                 let out: [u32; 4] = std::array::from_fn(|l| ((m[l] as u32) >> 31) << l);
                 let mask = !((out[0] | out[1]) | (out[2] | out[3])) as u8 & 15;
                 if mask != 0 {
-                    let q = self.shade(&w, recip, (cur_x >> 4) as i32, py, mask, setup.textured, setup.perspective);
-                    if q.mask != 0 {
+                    let (x, y) = ((cur_x >> 4) as i32, py);
+                    if let Some(q) = self.shade(&w, recip, x, y, mask, setup) {
                         emit(&q);
                     }
                 }
@@ -635,8 +641,12 @@ impl Tri {
     /// from the lanes' sign bits in [`Tri::draw`] without a branch per lane. Measured
     /// (callgrind, `replay -o`, 1 thread, PPSSPP model, whole process): 16131 375.3 ->
     /// 368.6 M instructions, 15826 159.0 -> 158.3 M.
-    #[allow(clippy::too_many_arguments)]
-    fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, textured: bool, persp: bool) -> Quad {
+    ///
+    /// `None` when no lane is left after the depth tests of the rasterizer (a transform-mode
+    /// depth outside 0..=65535, [`RasterSetup::depth_range`]); the other attributes are then
+    /// not interpolated.
+    fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, setup: &RasterSetup) -> Option<Quad> {
+        let (textured, persp) = (setup.textured, setup.perspective);
         // Lane-parallel (structure of arrays) so the compiler can use SIMD; every lane
         // still evaluates PPSSPP's exact expression ((w0·a0 + w1·a1) + w2·a2)·(1/Σw).
         let wf: [[f32; 4]; 3] = [w[0].map(|v| v as f32), w[1].map(|v| v as f32), w[2].map(|v| v as f32)];
@@ -663,6 +673,16 @@ impl Tri {
                 zi.map(depth_u16)
             }
         };
+        if let Some((lo, hi)) = setup.depth_range {
+            for (l, z) in z.iter().enumerate() {
+                if *z < lo || *z > hi {
+                    mask &= !(1 << l);
+                }
+            }
+        }
+        if mask == 0 {
+            return None;
+        }
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
         let mut c0_indefinite = [0u8; 4];
         let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
@@ -739,6 +759,6 @@ impl Tri {
         } else {
             0.0
         };
-        Quad { frags, mask, w }
+        Some(Quad { frags, mask, w })
     }
 }
