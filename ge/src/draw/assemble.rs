@@ -138,6 +138,10 @@ impl TriangleClip<'_> {
             clip::screen_triangles_into(&s, flat.then_some(&s[provoking]), cull, &mut push);
         } else {
             let prov = flat.then_some(&v[provoking].p.c);
+            if v.iter().all(|x| x.proj_id != 0 && x.proj_id == self.ts.id) {
+                clip::clip_triangle_into(self.ts, [&v[0].p, &v[1].p, &v[2].p], Some(first), prov, cull, &mut push);
+                return;
+            }
             let again = [v[0].reprojected(self.ts), v[1].reprojected(self.ts), v[2].reprojected(self.ts)];
             let p: [&Projected; 3] = std::array::from_fn(|i| again[i].as_ref().unwrap_or(&v[i].p));
             clip::clip_triangle_into(self.ts, p, Some(first), prov, cull, &mut push);
