@@ -239,31 +239,32 @@ pub fn clip_triangle_into(
     cull: CullMode,
     out: &mut impl FnMut([ScreenVertex; 3]),
 ) {
+    // The rejections and the clip decision look at the vertex set only, so they are the
+    // same for both orders culling off tries: decided once.
+    if cv.iter().any(|x| x.outside) || cv.iter().all(|x| x.c.clip[3] < 0.0) {
+        return;
+    }
+    if depth_rejects(st, &[&cv[0].c, &cv[1].c, &cv[2].c]) {
+        return;
+    }
+    let clip_needed = cv.iter().any(|x| behind(&x.c));
     let prov = provoking.map(|p| (p.color0, p.color1));
     for o in orders(cull) {
         let at = first.and_then(|f| o.iter().position(|&k| k == f));
-        process_triangle(st, [cv[o[0]], cv[o[1]], cv[o[2]]], at, prov, out);
+        process_triangle(st, [cv[o[0]], cv[o[1]], cv[o[2]]], at, clip_needed, prov, out);
     }
 }
 
-/// One vertex order [PP `Clipper::ProcessTriangle`]; `first`: see [`clip_triangle_into`].
+/// One vertex order [PP `Clipper::ProcessTriangle`] of a triangle no rule rejected;
+/// `first`: see [`clip_triangle_into`]; `clip_needed`: a vertex is behind the near plane.
 fn process_triangle(
     st: &TransformState,
     v: [&Cv; 3],
     first: Option<usize>,
+    clip_needed: bool,
     prov: Option<([u8; 4], [u8; 3])>,
     out: &mut impl FnMut([ScreenVertex; 3]),
 ) {
-    if v.iter().any(|x| x.outside) {
-        return;
-    }
-    if v.iter().all(|x| x.c.clip[3] < 0.0) {
-        return;
-    }
-    let clip_needed = v.iter().any(|x| behind(&x.c));
-    if depth_rejects(st, &[&v[0].c, &v[1].c, &v[2].c]) {
-        return;
-    }
     if !clip_needed {
         let mut s = [v[0].s, v[1].s, v[2].s];
         if let Some(f) = first {

@@ -206,7 +206,8 @@ mod tests {
     #[test]
     fn cvt_round_equals_round_ties_even() {
         let reference = |f: f32| cvtt(f.round_ties_even());
-        for f in [0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 4_194_303.5, 4_194_304.0, -4_194_303.5, 8_388_607.5, 2.0e9, 3.0e9] {
+        for f in [0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 4_194_303.5, 4_194_304.0, -4_194_303.5, 8_388_607.5, 2.0e9, 3.0e9]
+        {
             assert_eq!(cvt_round(f), reference(f), "{f}");
         }
         for f in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, f32::MIN_POSITIVE] {
