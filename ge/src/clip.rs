@@ -101,14 +101,15 @@ pub fn screen_triangles_into(
     out: &mut impl FnMut([ScreenVertex; 3]),
 ) {
     for o in orders(cull) {
+        if !accepts(&v[o[0]], &v[o[1]], &v[o[2]]) {
+            continue;
+        }
         let (a, b, mut c) = (v[o[0]], v[o[1]], v[o[2]]);
         if let Some(p) = provoking {
             c.color0 = p.color0;
             c.color1 = p.color1;
         }
-        if accepts(&a, &b, &c) {
-            out([a, b, c]);
-        }
+        out([a, b, c]);
     }
 }
 
@@ -266,15 +267,16 @@ fn process_triangle(
     out: &mut impl FnMut([ScreenVertex; 3]),
 ) {
     if !clip_needed {
-        let mut s = [v[0].s, v[1].s, v[2].s];
-        if let Some(f) = first {
-            s[f].first = true;
-        }
-        if let Some((c0, c1)) = prov {
-            s[2].color0 = c0;
-            s[2].color1 = c1;
-        }
-        if accepts(&s[0], &s[1], &s[2]) {
+        // The winding test reads positions only: the copies are made for an accepted order.
+        if accepts(&v[0].s, &v[1].s, &v[2].s) {
+            let mut s = [v[0].s, v[1].s, v[2].s];
+            if let Some(f) = first {
+                s[f].first = true;
+            }
+            if let Some((c0, c1)) = prov {
+                s[2].color0 = c0;
+                s[2].color1 = c1;
+            }
             out(s);
         }
         return;
