@@ -90,15 +90,26 @@ pub fn screen_triangles(
     cull: CullMode,
     out: &mut Vec<[ScreenVertex; 3]>,
 ) {
+    screen_triangles_into(v, provoking, cull, &mut |t| out.push(t))
+}
+
+/// [`screen_triangles`] handing each triangle to `out` as it is made.
+pub fn screen_triangles_into(
+    v: &[ScreenVertex; 3],
+    provoking: Option<&ScreenVertex>,
+    cull: CullMode,
+    out: &mut impl FnMut([ScreenVertex; 3]),
+) {
     for o in orders(cull) {
+        if !accepts(&v[o[0]], &v[o[1]], &v[o[2]]) {
+            continue;
+        }
         let (a, b, mut c) = (v[o[0]], v[o[1]], v[o[2]]);
         if let Some(p) = provoking {
             c.color0 = p.color0;
             c.color1 = p.color1;
         }
-        if accepts(&a, &b, &c) {
-            out.push([a, b, c]);
-        }
+        out([a, b, c]);
     }
 }
 
@@ -106,7 +117,7 @@ pub fn screen_triangles(
 /// for a submitted vertex, `always_check` for one made by near-plane clipping. The
 /// `*_projected` entry points take these so assembly can reuse the projection it
 /// already made for the vertex under the same [`TransformState`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Projected {
     pub c: ClipVertex,
     pub s: ScreenVertex,
@@ -215,46 +226,67 @@ pub fn clip_triangle_projected(
     cull: CullMode,
     out: &mut Vec<[ScreenVertex; 3]>,
 ) {
+    clip_triangle_into(st, cv, None, provoking, cull, &mut |t| out.push(t))
+}
+
+/// [`clip_triangle_projected`] handing each screen triangle to `out` as it is made, with
+/// the vertices read in place: `first` names the vertex of `cv` whose screen copies get
+/// [`ScreenVertex::first`] (vertices made by clipping never do).
+pub fn clip_triangle_into(
+    st: &TransformState,
+    cv: [&Projected; 3],
+    first: Option<usize>,
+    provoking: Option<&ClipVertex>,
+    cull: CullMode,
+    out: &mut impl FnMut([ScreenVertex; 3]),
+) {
+    // The rejections and the clip decision look at the vertex set only, so they are the
+    // same for both orders culling off tries: decided once.
+    if cv.iter().any(|x| x.outside) || cv.iter().all(|x| x.c.clip[3] < 0.0) {
+        return;
+    }
+    if depth_rejects(st, &[&cv[0].c, &cv[1].c, &cv[2].c]) {
+        return;
+    }
+    let clip_needed = cv.iter().any(|x| behind(&x.c));
     let prov = provoking.map(|p| (p.color0, p.color1));
     for o in orders(cull) {
-        process_triangle(st, [cv[o[0]], cv[o[1]], cv[o[2]]], prov, out);
+        let at = first.and_then(|f| o.iter().position(|&k| k == f));
+        process_triangle(st, [cv[o[0]], cv[o[1]], cv[o[2]]], at, clip_needed, prov, out);
     }
 }
 
-/// One vertex order [PP `Clipper::ProcessTriangle`].
+/// One vertex order [PP `Clipper::ProcessTriangle`] of a triangle no rule rejected;
+/// `first`: see [`clip_triangle_into`]; `clip_needed`: a vertex is behind the near plane.
 fn process_triangle(
     st: &TransformState,
     v: [&Cv; 3],
+    first: Option<usize>,
+    clip_needed: bool,
     prov: Option<([u8; 4], [u8; 3])>,
-    out: &mut Vec<[ScreenVertex; 3]>,
+    out: &mut impl FnMut([ScreenVertex; 3]),
 ) {
-    if v.iter().any(|x| x.outside) {
-        return;
-    }
-    if v.iter().all(|x| x.c.clip[3] < 0.0) {
-        return;
-    }
-    let clip_needed = v.iter().any(|x| behind(&x.c));
-    if depth_rejects(st, &[&v[0].c, &v[1].c, &v[2].c]) {
-        return;
-    }
-    let emit = |a: &Cv, b: &Cv, c: &Cv, out: &mut Vec<[ScreenVertex; 3]>| {
-        let mut c2 = c.s;
-        if let Some((c0, c1)) = prov {
-            c2.color0 = c0;
-            c2.color1 = c1;
-        }
-        if accepts(&a.s, &b.s, &c2) {
-            out.push([a.s, b.s, c2]);
-        }
-    };
     if !clip_needed {
-        emit(v[0], v[1], v[2], out);
+        // The winding test reads positions only: the copies are made for an accepted order.
+        if accepts(&v[0].s, &v[1].s, &v[2].s) {
+            let mut s = [v[0].s, v[1].s, v[2].s];
+            if let Some(f) = first {
+                s[f].first = true;
+            }
+            if let Some((c0, c1)) = prov {
+                s[2].color0 = c0;
+                s[2].color1 = c1;
+            }
+            out(s);
+        }
         return;
     }
     // Sutherland–Hodgman against z + w ≥ 0 (a 3-cycle has at most two sign changes,
     // so at most two new vertices and five polygon corners).
     let mut verts: [Cv; 6] = [*v[0], *v[1], *v[2], *v[0], *v[0], *v[0]];
+    if let Some(f) = first {
+        verts[f].s.first = true;
+    }
     let mut nverts = 3;
     let mut poly = [0usize; 6];
     let mut n = 0;
@@ -299,7 +331,7 @@ fn process_triangle(
         }
         let (a, b, c) = (verts[ia].s, verts[ib].s, verts[ic].s);
         if accepts(&a, &b, &c) {
-            out.push([a, b, c]);
+            out([a, b, c]);
         }
     }
 }

@@ -31,9 +31,15 @@ pub enum ArgFormat {
 }
 
 /// What a change of a command's argument invalidates besides the register itself. Every
-/// change invalidates the per-draw state snapshot (`Draw`); the other groups add to that.
+/// change but a `Vertex` one invalidates the per-draw state snapshot (`Draw`); the other
+/// groups add to that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirtyGroup {
+    /// Nothing: the vertex and index pointers and the world, view, projection and bone
+    /// matrices, which each draw reads afresh (vertex fetch, transform state) and the draw
+    /// state snapshot never reads (test `vertex_group_leaves_the_draw_state`). Frame-dump
+    /// replays set VADDR and IADDR before nearly every draw.
+    Vertex,
     /// The per-draw state snapshot only.
     Draw,
     /// Also PPSSPP's rasterizer state (a new one starts at the next PRIM) [PP `SoftGpu.cpp`
@@ -54,8 +60,14 @@ impl DirtyGroup {
         match self {
             DirtyGroup::Raster | DirtyGroup::TargetRaster => true,
             DirtyGroup::RasterThroughBit => diff & fields::VType::THROUGH != 0,
-            DirtyGroup::Draw | DirtyGroup::Target => false,
+            DirtyGroup::Vertex | DirtyGroup::Draw | DirtyGroup::Target => false,
         }
+    }
+
+    /// Whether a change invalidates the per-draw state snapshot.
+    #[inline]
+    pub fn draw_state(self) -> bool {
+        self != DirtyGroup::Vertex
     }
 
     /// Whether a change moves the render target.
@@ -132,8 +144,8 @@ macro_rules! commands {
 
 commands! {
     0x00 NOP None Draw;
-    0x01 VADDR Addr Draw;
-    0x02 IADDR Addr Draw;
+    0x01 VADDR Addr Vertex;
+    0x02 IADDR Addr Vertex;
     0x04 PRIM (PrimArg::describe_prim) Draw;
     0x05 BEZIER (PatchArg) Draw;
     0x06 SPLINE (PatchArg) Draw;
@@ -145,10 +157,10 @@ commands! {
     0x0C END (EndArg) Draw;
     0x0E SIGNAL (SignalArg) Draw;
     0x0F FINISH (SignalArg) Draw;
-    0x10 BASE (BaseArg) Draw;
+    0x10 BASE (BaseArg) Vertex;
     0x12 VERTEXTYPE (VType) RasterThroughBit;
-    0x13 OFFSETADDR Hex Draw;
-    0x14 ORIGIN None Draw;
+    0x13 OFFSETADDR Hex Vertex;
+    0x14 ORIGIN None Vertex;
     0x15 REGION1 (Xy10) Draw;
     0x16 REGION2 (Xy10) Draw;
     0x17 LIGHTINGENABLE Enable Draw;
@@ -169,8 +181,8 @@ commands! {
     0x26 PATCHCULLENABLE Enable Draw;
     0x27 COLORTESTENABLE Enable Raster;
     0x28 LOGICOPENABLE Enable Raster;
-    0x2A BONEMATRIXNUMBER (BoneIndex) Draw;
-    0x2B BONEMATRIXDATA Float Draw;
+    0x2A BONEMATRIXNUMBER (BoneIndex) Vertex;
+    0x2B BONEMATRIXDATA Float Vertex;
     0x2C MORPHWEIGHT0 Float Draw;
     0x2D MORPHWEIGHT1 Float Draw;
     0x2E MORPHWEIGHT2 Float Draw;
@@ -182,12 +194,12 @@ commands! {
     0x36 PATCHDIVISION (PatchDivision) Draw;
     0x37 PATCHPRIMITIVE (PatchPrimitive) Draw;
     0x38 PATCHFACING Enable Draw;
-    0x3A WORLDMATRIXNUMBER (MatrixIndex) Draw;
-    0x3B WORLDMATRIXDATA Float Draw;
-    0x3C VIEWMATRIXNUMBER (MatrixIndex) Draw;
-    0x3D VIEWMATRIXDATA Float Draw;
-    0x3E PROJMATRIXNUMBER (MatrixIndex) Draw;
-    0x3F PROJMATRIXDATA Float Draw;
+    0x3A WORLDMATRIXNUMBER (MatrixIndex) Vertex;
+    0x3B WORLDMATRIXDATA Float Vertex;
+    0x3C VIEWMATRIXNUMBER (MatrixIndex) Vertex;
+    0x3D VIEWMATRIXDATA Float Vertex;
+    0x3E PROJMATRIXNUMBER (MatrixIndex) Vertex;
+    0x3F PROJMATRIXDATA Float Vertex;
     0x40 TGENMATRIXNUMBER (MatrixIndex) Draw;
     0x41 TGENMATRIXDATA Float Draw;
     0x42 VIEWPORTXSCALE Float Draw;

@@ -242,8 +242,8 @@ impl Ge {
         }
         self.state.regs.set(cmd, arg);
         if prev != arg {
-            self.draw.state_dirty = true;
             let dirty = crate::cmd::info(cmd).dirty;
+            self.draw.state_dirty |= dirty.draw_state();
             if dirty.raster(prev ^ arg) {
                 self.draw.raster_state_changed();
             }

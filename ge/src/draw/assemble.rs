@@ -22,12 +22,12 @@ use crate::transform::{self, TransformState};
 /// screen space (through mode). PPSSPP `ClipVertexData`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AsmVertex {
-    pub clip: ClipVertex,
-    pub screen: ScreenVertex,
-    /// Outside the guard band (PPSSPP `OutsideRange`).
-    pub outside: bool,
-    /// [`TransformState::id`] of the state whose `project(.., false)` made `screen` and
-    /// `outside` from `clip`; 0 when they did not come from there (through mode,
+    /// The clip-space vertex (`p.c`), its screen vertex (`p.s`) and whether it is outside
+    /// the guard band (`p.outside`, PPSSPP `OutsideRange`), kept as one [`Projected`] so
+    /// clipping reads it in place.
+    pub p: Projected,
+    /// [`TransformState::id`] of the state whose `project(.., false)` made `p.s` and
+    /// `p.outside` from `p.c`; 0 when they did not come from there (through mode,
     /// immediate-mode vertices). Clipping reuses them only under that same state.
     pub proj_id: u64,
 }
@@ -35,31 +35,30 @@ pub struct AsmVertex {
 impl AsmVertex {
     pub fn new(ts: &TransformState, v: &Vertex) -> AsmVertex {
         if ts.through {
-            AsmVertex {
-                clip: ClipVertex::default(),
-                screen: transform::through_vertex(ts, v),
-                outside: false,
-                proj_id: 0,
-            }
+            let s = transform::through_vertex(ts, v);
+            AsmVertex { p: Projected { c: ClipVertex::default(), s, outside: false }, proj_id: 0 }
         } else {
-            let clip = transform::transform_vertex(ts, v);
-            let (screen, outside) = transform::project(ts, &clip, false);
-            AsmVertex { clip, screen, outside, proj_id: ts.id }
+            let c = transform::transform_vertex(ts, v);
+            let (s, outside) = transform::project(ts, &c, false);
+            AsmVertex { p: Projected { c, s, outside }, proj_id: ts.id }
         }
     }
 
-    /// The vertex with its projection under `ts`, reusing the one made at decode when it
-    /// was made under `ts` (the assembly ring may hold vertices of an earlier PRIM).
+    /// The vertex's projection under `ts`: `None` when the one made at decode was made
+    /// under `ts` and is read in place ([`AsmVertex::projected`]); the assembly ring may
+    /// hold vertices of an earlier PRIM.
+    #[inline]
+    fn reprojected(&self, ts: &TransformState) -> Option<Projected> {
+        (self.proj_id == 0 || self.proj_id != ts.id).then(|| Projected::new(ts, &self.p.c))
+    }
+
+    /// The vertex with its projection under `ts` (a copy; see [`AsmVertex::reprojected`]).
     fn projected(&self, ts: &TransformState) -> Projected {
-        if self.proj_id != 0 && self.proj_id == ts.id {
-            Projected { c: self.clip, s: self.screen, outside: self.outside }
-        } else {
-            Projected::new(ts, &self.clip)
-        }
+        self.reprojected(ts).unwrap_or(self.p)
     }
 
     fn detect(&self) -> raster::AsmVertex {
-        raster::AsmVertex { v: self.screen, clip_z: self.clip.clip[2], outside_range: self.outside }
+        raster::AsmVertex { v: self.p.s, clip_z: self.p.c.clip[2], outside_range: self.p.outside }
     }
 }
 
@@ -68,7 +67,6 @@ impl AsmVertex {
 pub struct Scratch {
     /// Shapes of the current PRIM, binned by the draw path once assembly is done.
     pub(super) pending: Vec<Shape>,
-    tris: Vec<[ScreenVertex; 3]>,
     lines: Vec<[ScreenVertex; 2]>,
 }
 
@@ -89,18 +87,17 @@ pub struct Sink<'a> {
 }
 
 /// The shapes `clip` makes for triangles `range` (a pure function of any sub-range, given
-/// a scratch triangle buffer and its output), appended to `scratch.pending` in order: with
+/// its output), appended to `scratch.pending` in order: with
 /// `split`, in chunks of [`CHUNK`] triangles on the pool, joined in chunk order.
 fn clip_in_order(
     fork: Fork,
     scratch: &mut Scratch,
     split: bool,
     range: std::ops::Range<usize>,
-    clip: impl Fn(std::ops::Range<usize>, &mut Vec<[ScreenVertex; 3]>, &mut Vec<Shape>) + Sync,
+    clip: impl Fn(std::ops::Range<usize>, &mut Vec<Shape>) + Sync,
 ) {
     if !split {
-        let Scratch { pending, tris, .. } = scratch;
-        clip(range, tris, pending);
+        clip(range, &mut scratch.pending);
         return;
     }
     let parts: Vec<Vec<Shape>> = fork.install(|| {
@@ -108,8 +105,8 @@ fn clip_in_order(
             .into_par_iter()
             .map(|i| {
                 let start = range.start + i * CHUNK;
-                let (mut tris, mut out) = (Vec::new(), Vec::with_capacity(CHUNK));
-                clip(start..(start + CHUNK).min(range.end), &mut tris, &mut out);
+                let mut out = Vec::with_capacity(CHUNK);
+                clip(start..(start + CHUNK).min(range.end), &mut out);
                 out
             })
             .collect()
@@ -130,29 +127,25 @@ struct TriangleClip<'a> {
 
 impl TriangleClip<'_> {
     /// PPSSPP `SendTriangle` + `Clipper::ProcessTriangle`: the shapes of one triangle
-    /// appended to `out` (`tris`: a reused buffer).
-    fn triangle(
-        &self,
-        cull: CullMode,
-        v: [&AsmVertex; 3],
-        provoking: usize,
-        first: usize,
-        tris: &mut Vec<[ScreenVertex; 3]>,
-        out: &mut Vec<Shape>,
-    ) {
+    /// appended to `out`. The vertices' projections are read in place when they were made
+    /// under this draw's transform state (the usual case).
+    fn triangle(&self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize, first: usize, out: &mut Vec<Shape>) {
         let flat = self.state.flat_provoking;
-        tris.clear();
+        let mut push = |t| out.push(Shape::Triangle(t));
         if self.state.through || self.imm {
-            let mut s = [v[0].screen, v[1].screen, v[2].screen];
+            let mut s = [v[0].p.s, v[1].p.s, v[2].p.s];
             s[first].first = true;
-            clip::screen_triangles(&s, flat.then_some(&s[provoking]), cull, tris);
+            clip::screen_triangles_into(&s, flat.then_some(&s[provoking]), cull, &mut push);
         } else {
-            let prov = flat.then_some(&v[provoking].clip);
-            let mut p = [v[0].projected(self.ts), v[1].projected(self.ts), v[2].projected(self.ts)];
-            p[first].s.first = true;
-            clip::clip_triangle_projected(self.ts, [&p[0], &p[1], &p[2]], prov, cull, tris);
+            let prov = flat.then_some(&v[provoking].p.c);
+            if v.iter().all(|x| x.proj_id != 0 && x.proj_id == self.ts.id) {
+                clip::clip_triangle_into(self.ts, [&v[0].p, &v[1].p, &v[2].p], Some(first), prov, cull, &mut push);
+                return;
+            }
+            let again = [v[0].reprojected(self.ts), v[1].reprojected(self.ts), v[2].reprojected(self.ts)];
+            let p: [&Projected; 3] = std::array::from_fn(|i| again[i].as_ref().unwrap_or(&v[i].p));
+            clip::clip_triangle_into(self.ts, p, Some(first), prov, cull, &mut push);
         }
-        out.extend(tris.drain(..).map(Shape::Triangle));
     }
 
     /// Triangles `range` (each at least 2) of a strip's vertices `verts`, the first of
@@ -165,7 +158,6 @@ impl TriangleClip<'_> {
         range: std::ops::Range<usize>,
         verts: &[AsmVertex],
         i0: usize,
-        tris: &mut Vec<[ScreenVertex; 3]>,
         out: &mut Vec<Shape>,
     ) {
         for j in range {
@@ -175,7 +167,7 @@ impl TriangleClip<'_> {
                 d[(n - back) % 3] = &verts[j - back];
             }
             let c = if n % 2 == 1 { cull.flipped() } else { cull };
-            self.triangle(c, d, n % 3, (n + 1) % 3, tris, out);
+            self.triangle(c, d, n % 3, (n + 1) % 3, out);
         }
     }
 
@@ -188,12 +180,11 @@ impl TriangleClip<'_> {
         range: std::ops::Range<usize>,
         cells_from_strip: bool,
         vert: &(impl Fn(usize) -> &'v AsmVertex + Sync),
-        tris: &mut Vec<[ScreenVertex; 3]>,
         out: &mut Vec<Shape>,
     ) {
         for k in range {
             let v = [vert(3 * k), vert(3 * k + 1), vert(3 * k + 2)];
-            self.triangle(cull, v, 2, usize::from(cells_from_strip && k % 2 == 1), tris, out);
+            self.triangle(cull, v, 2, usize::from(cells_from_strip && k % 2 == 1), out);
         }
     }
 }
@@ -222,8 +213,7 @@ impl Sink<'_> {
     /// received first for this triangle ([`crate::geom::ScreenVertex::first`]).
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize, first: usize) {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
-        let Scratch { pending, tris, .. } = &mut *self.scratch;
-        c.triangle(cull, v, provoking, first, tris, pending);
+        c.triangle(cull, v, provoking, first, &mut self.scratch.pending);
     }
 
     /// Triangles 2.. of a primed strip's vertices `verts` (see [`TriangleClip::strip`]), in
@@ -231,9 +221,7 @@ impl Sink<'_> {
     fn strip_list(&mut self, cull: CullMode, verts: &[AsmVertex], i0: usize) {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
         let n = verts.len();
-        clip_in_order(self.fork, self.scratch, self.fork.splits(n), 2..n, |r, tris, out| {
-            c.strip(cull, r, verts, i0, tris, out)
-        });
+        clip_in_order(self.fork, self.scratch, self.fork.splits(n), 2..n, |r, out| c.strip(cull, r, verts, i0, out));
     }
 
     /// The first `count` triangles of a fresh TRIANGLES list (see [`TriangleClip::list`]),
@@ -246,15 +234,15 @@ impl Sink<'_> {
         vert: impl Fn(usize) -> &'v AsmVertex + Sync,
     ) {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm };
-        clip_in_order(self.fork, self.scratch, self.fork.splits(count), 0..count, |r, tris, out| {
-            c.list(cull, r, cells_from_strip, &vert, tris, out)
+        clip_in_order(self.fork, self.scratch, self.fork.splits(count), 0..count, |r, out| {
+            c.list(cull, r, cells_from_strip, &vert, out)
         });
     }
 
     /// PPSSPP `Clipper::ProcessRect`.
     fn rectangle(&mut self, a: &AsmVertex, b: &AsmVertex) {
         if self.through() {
-            let v = [a.screen, b.screen];
+            let v = [a.p.s, b.p.s];
             let st = &self.state;
             let fast = SpriteFastPathState {
                 through: true,
@@ -274,13 +262,13 @@ impl Sink<'_> {
             return;
         }
         let r = if self.imm {
-            [a.screen, b.screen]
+            [a.p.s, b.p.s]
         } else {
             let p = [a.projected(self.ts), b.projected(self.ts)];
             let Some(mut r) = clip::clip_rectangle_projected(self.ts, [&p[0], &p[1]]) else { return };
             if self.state.rectangle == RectangleRule::Hardware {
                 for (s, v) in r.iter_mut().zip([a, b]) {
-                    (s.x, s.y) = transform::rectangle_corner(self.ts, &v.clip);
+                    (s.x, s.y) = transform::rectangle_corner(self.ts, &v.p.c);
                 }
             }
             r
@@ -309,7 +297,7 @@ impl Sink<'_> {
     /// PPSSPP `Clipper::ProcessLine`.
     fn line(&mut self, a: &AsmVertex, b: &AsmVertex) {
         if self.through() || self.imm {
-            self.push(Shape::Line([a.screen, b.screen]));
+            self.push(Shape::Line([a.p.s, b.p.s]));
             return;
         }
         let Scratch { pending, lines, .. } = &mut *self.scratch;
@@ -322,7 +310,7 @@ impl Sink<'_> {
     /// PPSSPP `Clipper::ProcessPoint`.
     fn point(&mut self, a: &AsmVertex) {
         if self.through() || self.imm {
-            self.push(Shape::Point(a.screen));
+            self.push(Shape::Point(a.p.s));
         } else if let Some(p) = clip::clip_point_projected(&a.projected(self.ts)) {
             self.push(Shape::Point(p));
         }
@@ -503,7 +491,7 @@ impl Assembler {
                     self.data[self.index] = *v;
                     self.index += 1;
                     if self.index == 4 && through && cull_off {
-                        let s = [self.data[0].screen, self.data[1].screen, self.data[2].screen, self.data[3].screen];
+                        let s = [self.data[0].p.s, self.data[1].p.s, self.data[2].p.s, self.data[3].p.s];
                         // Two adjacent slices of one sprite merge [PP DetectRectangleThroughModeSlices].
                         if raster::detect_rect_through_slices(&ds, &s) {
                             self.data[1] = self.data[3];
@@ -770,7 +758,7 @@ mod tests {
         assert_eq!(a.projected(&t1).s.x.0, 1856);
         // A marked-but-stale projection is not trusted: under t2, x_s = 132 → 2112.
         let mut stale = a;
-        stale.screen.x.0 = -1;
+        stale.p.s.x.0 = -1;
         assert_eq!(stale.projected(&t1).s.x.0, -1);
         assert_eq!(stale.projected(&t2).s.x.0, 2112);
         // Unmarked vertices (immediate mode) are always projected.

@@ -180,9 +180,14 @@ pub(crate) fn scissored_bounds(state: &DrawState, shape: &Shape) -> Option<ClipR
 
 #[cfg(test)]
 mod tests {
-    use super::Shape;
+    use super::{DrawState, Shape};
+    use crate::cmd::op;
     use crate::geom::{ScreenVertex, SubPixel};
+    use crate::model::Model;
+    use crate::ppsspp::fix::StateData;
     use crate::raster::{self, ClipRect, RasterSetup, SamplePoint, TriangleRule};
+    use crate::regs::{Matrices, Regs};
+    use crate::texture::PaletteMemo;
     use proptest::prelude::*;
 
     fn vertex((x, y): (i32, i32)) -> ScreenVertex {
@@ -231,6 +236,69 @@ mod tests {
                 prop_assert_eq!(lanes(&v, rule), 0);
             }
         }
+    }
+
+    /// The draw state as the draw path decodes it (PPSSPP's decoration included), printed.
+    fn decoded(regs: &Regs, clut: &[u8; 1024], mats: &Matrices, through: bool, model: Model) -> String {
+        let mut s = DrawState::decode(regs, clut, through, model, &mut PaletteMemo::default());
+        if model == Model::Ppsspp {
+            crate::ppsspp::decorate_state(&mut s, regs, mats);
+            let tex = s.texture.as_ref().map(|t| t.shared_clut);
+            s.ppsspp = Some(StateData::decode(regs, clut, &s.pixel, tex, None, true));
+        }
+        let flags = [s.clear, s.through, s.flat, s.flat_provoking, s.dither, s.texture_proj, s.fog, s.depth_matters];
+        format!(
+            "{:?} {:?} {flags:?} {} {:?} {:?} {:?} {:?} {:?}",
+            s.pixel, s.texture, s.antialias, s.line, s.triangle, s.rectangle, s.scissor, s.ppsspp
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3_000, ..ProptestConfig::default() })]
+        /// A change of a `DirtyGroup::Vertex` command (or of the world, view, projection or
+        /// bone matrices) leaves the decoded draw state as it was, so the executor keeps the
+        /// snapshot; random register files, CLUTs and both models.
+        #[test]
+        fn vertex_group_leaves_the_draw_state(
+            raw in prop::collection::vec(0..0x0100_0000u32, 256),
+            clut in prop::collection::vec(any::<u8>(), 1024),
+            pick in any::<prop::sample::Index>(),
+            arg in 0..0x0100_0000u32,
+            m in prop::collection::vec(-4.0f32..4.0, 136),
+            through in any::<bool>(),
+            ppsspp in any::<bool>(),
+        ) {
+            let model = if ppsspp { Model::Ppsspp } else { Model::Hardware };
+            let vertex: Vec<u8> = crate::cmd::TABLE.iter().filter(|c| !c.dirty.draw_state()).map(|c| c.op).collect();
+            let mut regs = Regs::default();
+            for (op, &v) in raw.iter().enumerate() {
+                regs.set(op as u8, v);
+            }
+            let clut: [u8; 1024] = clut.try_into().unwrap();
+            let mut mats = Matrices::default();
+            let before = decoded(&regs, &clut, &mats, through, model);
+            regs.set(*pick.get(&vertex), arg);
+            mats.world.copy_from_slice(&m[..12]);
+            mats.view.copy_from_slice(&m[12..24]);
+            mats.proj.copy_from_slice(&m[24..40]);
+            mats.bones.copy_from_slice(&m[40..136]);
+            prop_assert_eq!(before, decoded(&regs, &clut, &mats, through, model));
+        }
+    }
+
+    /// The group is what the executor relies on: the pointers and four matrix memories,
+    /// and no register a draw state reads (TEXADDR0 changes it: the property is not vacuous).
+    #[test]
+    fn vertex_group_members() {
+        let vertex: Vec<&str> = crate::cmd::TABLE.iter().filter(|c| !c.dirty.draw_state()).map(|c| c.name).collect();
+        assert_eq!(vertex.len(), 13, "{vertex:?}");
+        assert!(vertex.contains(&"VADDR") && vertex.contains(&"BONEMATRIXDATA") && !vertex.contains(&"TGENMATRIXDATA"));
+        let mut regs = Regs::default();
+        regs.set(op::TEXTUREMAPENABLE, 1);
+        let (clut, mats) = ([0u8; 1024], Matrices::default());
+        let before = decoded(&regs, &clut, &mats, false, Model::Hardware);
+        regs.set(op::TEXADDR0, 0x1000);
+        assert_ne!(before, decoded(&regs, &clut, &mats, false, Model::Hardware));
     }
 
     /// Slivers between sample rows are dropped, for each rule's own sample point, and a

@@ -17,6 +17,7 @@
 
 use super::assemble::AsmVertex;
 use super::DrawContext;
+use crate::clip::Projected;
 use crate::cmd::fields::{CullArg, ImmAlphaPrim};
 use crate::cmd::{op, reg};
 use crate::geom::{ClipVertex, PrimType, ScreenVertex, SubPixel, VertexType};
@@ -106,7 +107,7 @@ impl ImmVertex {
             fog: self.fog,
             xyw24: None,
         };
-        AsmVertex { clip, screen, outside: false, proj_id: 0 }
+        AsmVertex { p: Projected { c: clip, s: screen, outside: false }, proj_id: 0 }
     }
 }
 

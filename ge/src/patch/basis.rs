@@ -6,6 +6,7 @@
 //! and single-precision rounding, because the reference images come from its output
 //! [PP `SplineCommon.cpp` `Bezier3DWeight`/`Spline3DWeight`].
 
+use crate::transform::math::cvt_round;
 use crate::transform::RsqrtRule;
 
 /// The four basis values at one parameter and their derivatives with respect to it.
@@ -134,11 +135,7 @@ pub fn normalized_approx(v: [f32; 3], rule: RsqrtRule) -> [f32; 3] {
 /// [PP `Math3D.h` `Vec4<float>::ToRGBA` SSE path].
 #[inline]
 pub fn unit_to_u8(x: f32) -> u8 {
-    let v = x * 255.0;
-    let r = v.round_ties_even();
-    // cvtps2dq: NaN or out-of-range is the "integer indefinite" value.
-    let i = if r.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&r) { i32::MIN } else { r as i32 };
-    i.clamp(0, 255) as u8
+    cvt_round(x * 255.0).clamp(0, 255) as u8
 }
 
 /// `c · (1/255)` in single precision [PP `Vec4<float>::FromRGBA` SSE path].

@@ -14,7 +14,7 @@ use crate::regs::Regs;
 pub type TaskRects = Option<Arc<[ClipRect]>>;
 
 /// What PPSSPP's state optimizations read and accumulate for one draw state.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct StateData {
     pub(super) opt_in: optimize::OptInputs,
     /// The PPSSPP rasterizer state this draw belongs to; shared by consecutive draws

@@ -25,9 +25,9 @@ fn through_position_bias() {
     let v = ImmVertex::capture(&r, ImmAlphaPrim(0));
     assert_eq!((v.x, v.y, v.z), (10.0, 50.5, 4660.0));
     let a = v.asm_vertex(&r);
-    assert_eq!((a.screen.x.0, a.screen.y.0, a.screen.z), (160, 808, 4660.0));
+    assert_eq!((a.p.s.x.0, a.p.s.y.0, a.p.s.z), (160, 808, 4660.0));
     // Through mode keeps the raw depth in clip z as well.
-    assert_eq!(a.clip.clip, [10.0, 50.5, 4660.0, 1.0]);
+    assert_eq!(a.p.c.clip, [10.0, 50.5, 4660.0, 1.0]);
     // Below the bias: 0x7FF0 − 0x8000 = −16 → −1 px.
     let v = ImmVertex::capture(&regs(&[(op::VERTEXTYPE, 1 << 23), (op::VSCX, 0x7FF0)]), ImmAlphaPrim(0));
     assert_eq!(v.x, -1.0);
@@ -46,10 +46,10 @@ fn transform_position_offset() {
     let v = ImmVertex::capture(&r, ImmAlphaPrim(0));
     assert_eq!((v.x, v.y), (266.0, -1.0));
     let a = v.asm_vertex(&r);
-    assert_eq!((a.screen.x.0, a.screen.y.0, a.screen.z, a.screen.w), (4256, -16, 65535.0, 1.0));
+    assert_eq!((a.p.s.x.0, a.p.s.y.0, a.p.s.z, a.p.s.w), (4256, -16, 65535.0, 1.0));
     // 65535 · (1/65535 in f32) rounds to exactly 1.
-    assert_eq!(a.clip.clip, [266.0, -1.0, 1.0, 1.0]);
-    assert!(!a.outside);
+    assert_eq!(a.p.c.clip, [266.0, -1.0, 1.0, 1.0]);
+    assert!(!a.p.outside);
 }
 
 /// Colour RGB from VCV, alpha from VAP bits 0–7; fog VFC/255; secondary colour only in
@@ -72,16 +72,16 @@ fn colour_fog_and_texcoords() {
     assert_eq!(v.color0, [0x12, 0x34, 0x56, 0xAB]);
     assert_eq!(v.fog, 127.0 / 255.0);
     let a = v.asm_vertex(&r);
-    assert_eq!(a.screen.color1, [0x81, 0x80, 0x7F]);
-    assert_eq!((a.screen.s, a.screen.t, a.screen.q), (0.5, 1.0, 2.0));
+    assert_eq!(a.p.s.color1, [0x81, 0x80, 0x7F]);
+    assert_eq!((a.p.s.s, a.p.s.t, a.p.s.q), (0.5, 1.0, 2.0));
     let mut through = base.to_vec();
     through.push((op::VERTEXTYPE, 1 << 23));
     let r = regs(&through);
     let a = ImmVertex::capture(&r, ImmAlphaPrim(0xAB)).asm_vertex(&r);
-    assert_eq!(a.screen.color1, [0; 3]);
-    assert_eq!((a.screen.s, a.screen.t, a.screen.q), (32.0, 32.0, 2.0));
+    assert_eq!(a.p.s.color1, [0; 3]);
+    assert_eq!((a.p.s.s, a.p.s.t, a.p.s.q), (32.0, 32.0, 2.0));
     let r = regs(&base[..7]);
-    assert_eq!(ImmVertex::capture(&r, ImmAlphaPrim(0)).asm_vertex(&r).screen.color1, [0; 3]);
+    assert_eq!(ImmVertex::capture(&r, ImmAlphaPrim(0)).asm_vertex(&r).p.s.color1, [0; 3]);
 }
 
 /// An 8888 480×272 target at VRAM 0 in through mode.
