@@ -52,7 +52,7 @@ use crate::mem::{Memory, Pending, Region, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
 use crate::raster::ClipRect;
 use crate::tile::{FbFormat, Tile};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 
@@ -76,6 +76,21 @@ pub struct FbTarget {
 pub struct Binner<P> {
     band_rows: i32,
     items: Vec<(ClipRect, P)>,
+    /// Estimated raster cost of `items` in pixels ([`Binner::cost`]).
+    cost: u64,
+    /// Set by the last job rasterizing behind the caller when its tiles are drawn.
+    drawn: Option<Arc<AtomicBool>>,
+}
+
+/// How many of the pool's workers a job rasterizing behind the front end uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workers {
+    /// Every worker: the front end waits for the tiles next (a flush the list asks for).
+    All,
+    /// One, in aligned bands: the front end goes on binning on another core meanwhile (an
+    /// early flush, [`Binner::idle`]). With every worker drawing, the front end shares
+    /// their cores and the frame's critical path, which is the front end, gets longer.
+    One,
 }
 
 /// One band's work: its rows and the indices of the primitives touching it.
@@ -83,16 +98,32 @@ struct Band {
     y0: i32,
     rows: i32,
     prims: Vec<u32>,
+    /// Pixel columns its primitives' bounds cover (first, last): a band's bytes outside
+    /// them are the ones it copied out, so only these columns are written back.
+    cols: (u32, u32),
 }
 
 impl<P: Send + Sync> Binner<P> {
     /// `band_rows` rows per band (at least 1).
     pub fn new(band_rows: i32) -> Self {
-        Binner { band_rows: band_rows.max(1), items: Vec::new() }
+        Binner { band_rows: band_rows.max(1), items: Vec::new(), cost: 0, drawn: None }
     }
 
     pub fn push(&mut self, bounds: ClipRect, prim: P) {
+        self.cost += prim_cost(&bounds);
         self.items.push((bounds, prim));
+    }
+
+    /// Estimated raster cost of the queued primitives, in pixels: set-up plus half the
+    /// bounding box each (the estimate balanced bands are cut by, [`band_starts`]).
+    pub fn cost(&self) -> u64 {
+        self.cost
+    }
+
+    /// Whether no job started by [`Binner::flush_behind`] is still drawing, so another
+    /// would start at once instead of waiting for it.
+    pub fn idle(&self) -> bool {
+        self.drawn.as_ref().is_none_or(|d| d.load(Ordering::Acquire))
     }
 
     /// The queued primitives, oldest first.
@@ -127,7 +158,7 @@ impl<P: Send + Sync> Binner<P> {
     ) {
         // Earlier tiles still on their way land before the bands are copied out.
         mem.settle();
-        let items = std::mem::take(&mut self.items);
+        let items = self.take();
         let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
         match self.plan(&items, target, threads) {
             Plan::Empty => {}
@@ -140,11 +171,19 @@ impl<P: Send + Sync> Binner<P> {
                     Some(p) => p.install(run),
                     None => run(),
                 };
-                for tile in &tiles {
-                    write_back(tile, target, mem, None);
+                for (tile, band) in tiles.iter().zip(&bands) {
+                    write_cols(tile, band.cols, target, mem);
                 }
             }
         }
+    }
+
+    /// The queued primitives, leaving the queue empty with room for as many (the next
+    /// batch or frame then does not grow it from nothing, copying as it goes).
+    fn take(&mut self) -> Vec<(ClipRect, P)> {
+        self.cost = 0;
+        let room = Vec::with_capacity(self.items.len());
+        std::mem::replace(&mut self.items, room)
     }
 
     /// Where the queued primitives go: nowhere, one sequential band, or bands (balanced
@@ -179,14 +218,17 @@ impl<P: Send + Sync> Binner<P> {
         );
 
         if wraps_rows || overlap {
-            let band = Band { y0: y_min, rows: all_rows, prims: live.iter().map(|(_, i)| *i).collect() };
+            let prims = live.iter().map(|(_, i)| *i).collect();
+            let band = Band { y0: y_min, rows: all_rows, prims, cols: (0, x_max as u32) };
             return Plan::Single(band, overlap);
         }
 
         // Assign primitives to bands, keeping submission order within each band.
         let starts = band_starts(&live, y_min, y_max, self.band_rows, threads);
-        let mut bands: Vec<Band> =
-            starts.windows(2).map(|w| Band { y0: w[0], rows: w[1] - w[0], prims: Vec::new() }).collect();
+        let mut bands: Vec<Band> = starts
+            .windows(2)
+            .map(|w| Band { y0: w[0], rows: w[1] - w[0], prims: Vec::new(), cols: (u32::MAX, 0) })
+            .collect();
         // The band of each row from the first band's on.
         let base = starts[0];
         let mut band_of = Vec::with_capacity((starts[starts.len() - 1] - base) as usize);
@@ -198,6 +240,7 @@ impl<P: Send + Sync> Binner<P> {
             let hi = band_of[(b.y1 - base) as usize] as usize;
             for band in &mut bands[lo..=hi] {
                 band.prims.push(*i);
+                band.cols = (band.cols.0.min(b.x0 as u32), band.cols.1.max(b.x1 as u32));
             }
         }
         bands.retain(|b| !b.prims.is_empty());
@@ -212,6 +255,7 @@ impl<P: Send + Sync + 'static> Binner<P> {
     /// cover, or at [`Memory::settle`]. Earlier pending tiles land first. With one thread,
     /// or when the primitives need one sequential band (rare), it is [`Binner::flush`].
     /// `waited` adds the time the caller then spends landing the tiles (profiling).
+    /// `workers`: how many of the pool's workers draw the bands.
     pub fn flush_behind(
         &mut self,
         target: &FbTarget,
@@ -219,19 +263,16 @@ impl<P: Send + Sync + 'static> Binner<P> {
         pool: Option<&Arc<rayon::ThreadPool>>,
         draw: fn(&P, &mut Tile, &Memory),
         waited: Option<&Arc<AtomicU64>>,
+        workers: Workers,
     ) {
-        let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-        // A worker of the job's pool must not wait for the job: with every worker waiting,
-        // nothing would run it (`rayon::spawn` inside a worker spawns into its pool).
-        let worker = match pool {
-            Some(p) => p.current_thread_index().is_some(),
-            None => rayon::current_thread_index().is_some(),
-        };
-        if threads <= 1 || worker {
+        if !draws_behind(pool) {
             return self.flush(target, mem, pool.map(|p| &**p), &draw);
         }
-        let items = std::mem::take(&mut self.items);
-        let bands = match self.plan(&items, target, threads) {
+        let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+        let items = self.take();
+        // One worker draws aligned bands: fewer cuts, so fewer set-ups per primitive.
+        let split = if workers == Workers::One { 1 } else { threads };
+        let bands = match self.plan(&items, target, split) {
             Plan::Bands(bands) => bands,
             Plan::Empty => return,
             Plan::Single(band, overlap) => {
@@ -255,15 +296,22 @@ impl<P: Send + Sync + 'static> Binner<P> {
         let snapshot = mem.snapshot();
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let target = *target;
+        let drawn = Arc::new(AtomicBool::new(false));
+        self.drawn = Some(drawn.clone());
         let job = move || {
             let tiles = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                bands.par_iter().map(|b| draw_band(b, &target, &snapshot, &items, &draw)).collect::<Vec<Tile>>()
+                let band = |b: &Band| (draw_band(b, &target, &snapshot, &items, &draw), b.cols);
+                match workers {
+                    Workers::All => bands.par_iter().map(band).collect::<Vec<_>>(),
+                    Workers::One => bands.iter().map(band).collect(),
+                }
             }));
             // Let go of the memory before the tiles are seen: landing them then writes
             // into memory no snapshot shares (no copy).
             drop(snapshot);
             drop(items);
             let _ = tx.send(tiles);
+            drawn.store(true, Ordering::Release);
         };
         match pool {
             Some(p) => p.spawn(job),
@@ -273,10 +321,31 @@ impl<P: Send + Sync + 'static> Binner<P> {
     }
 }
 
+/// Whether [`Binner::flush_behind`] on `pool` draws behind the caller: with more than one
+/// thread, and not on a worker of the pool (which must not wait for a job of its own pool:
+/// with every worker waiting, nothing would run it; `rayon::spawn` inside a worker spawns
+/// into its pool).
+pub fn draws_behind(pool: Option<&Arc<rayon::ThreadPool>>) -> bool {
+    match pool {
+        Some(p) => p.current_num_threads() > 1 && p.current_thread_index().is_none(),
+        None => rayon::current_num_threads() > 1 && rayon::current_thread_index().is_none(),
+    }
+}
+
 /// Estimated cost of a primitive's set-up, in pixels (the raster's per-primitive work:
 /// edge and plane set-up, the shader and kernel choice; a small triangle's set-up costs
 /// about what 8-16 textured pixels cost, callgrind on g59dc00).
 const SETUP_PIXELS: u64 = 12;
+/// [`SETUP_PIXELS`] plus half the pixels of a primitive's bounds (0 when empty).
+fn prim_cost(b: &ClipRect) -> u64 {
+    let c = b.intersect(&ClipRect { x0: 0, y0: 0, x1: MAX_COORD, y1: MAX_COORD });
+    if c.is_empty() {
+        return 0;
+    }
+    let (w, h) = (u64::from((c.x1 - c.x0 + 1) as u32), u64::from((c.y1 - c.y0 + 1) as u32));
+    SETUP_PIXELS + w * h / 2
+}
+
 /// Bands each worker gets when bands are balanced, so that stealing can even them out.
 const BANDS_PER_THREAD: u64 = 4;
 /// Fewest rows of a balanced band (a whole quad row: odd cuts set up a quad row twice).
@@ -360,7 +429,7 @@ struct Landing {
     depth: (u32, u32),
     target: FbTarget,
     /// In a mutex only to make memory `Sync` (one receiver, locked once).
-    tiles: Mutex<Receiver<std::thread::Result<Vec<Tile>>>>,
+    tiles: Mutex<Receiver<std::thread::Result<Vec<(Tile, (u32, u32))>>>>,
     waited: Option<Arc<AtomicU64>>,
 }
 
@@ -374,8 +443,8 @@ impl Pending for Landing {
         let tiles = self.tiles.into_inner().map(|rx| rx.recv());
         match tiles.unwrap_or(Err(std::sync::mpsc::RecvError)) {
             Ok(Ok(tiles)) => {
-                for tile in &tiles {
-                    write_back(tile, &self.target, mem, None);
+                for (tile, cols) in &tiles {
+                    write_cols(tile, *cols, &self.target, mem);
                 }
             }
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
@@ -467,6 +536,30 @@ fn write_back(tile: &Tile, target: &FbTarget, mem: &mut Memory, orig: Option<&Ti
             write_changed(mem, caddr, &tile.color, &o.color);
             write_changed(mem, zaddr, &tile.depth, &o.depth);
         }
+    }
+}
+
+/// Write back a band's tile in pixel columns `cols` only ([`Band::cols`]).
+fn write_cols(tile: &Tile, cols: (u32, u32), target: &FbTarget, mem: &mut Memory) {
+    let bpp = target.fmt.bpp();
+    let caddr = target.color_addr.wrapping_add(row_bytes(tile.y0, target.stride, bpp));
+    let zaddr = target.depth_addr.wrapping_add(row_bytes(tile.y0, target.zstride, 2));
+    write_rows(mem, caddr, &tile.color, target.stride * bpp, cols, bpp);
+    write_rows(mem, zaddr, &tile.depth, target.zstride * 2, cols, 2);
+}
+
+/// Rows of `data` (`pitch` bytes each) from `addr`, only pixel columns `cols` of each
+/// (`bpp` bytes a pixel); whole when the columns are most of a row or leave it (a depth
+/// stride narrower than the colour one: the pixels then run into the next rows).
+/// g59dc00 (2 threads): its batches of a small model wrote whole 512-pixel rows back.
+fn write_rows(mem: &mut Memory, addr: u32, data: &[u8], pitch: u32, cols: (u32, u32), bpp: u32) {
+    let (from, to) = (cols.0.saturating_mul(bpp), cols.1.saturating_add(1).saturating_mul(bpp));
+    if pitch == 0 || from >= to || to > pitch || (to - from) * 4 >= pitch * 3 {
+        write_bytes(mem, addr, data);
+        return;
+    }
+    for (r, row) in data.chunks_exact(pitch as usize).enumerate() {
+        write_bytes(mem, addr.wrapping_add(r as u32 * pitch + from), &row[from as usize..to as usize]);
     }
 }
 
@@ -736,7 +829,7 @@ mod tests {
         for p in ps {
             bin.push(p.r, *p);
         }
-        bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None);
+        bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None, Workers::All);
         assert!(bin.is_empty());
         after(&mut mem);
         mem.settle();

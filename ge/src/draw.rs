@@ -48,7 +48,7 @@ use written::WrittenSpan;
 
 use std::sync::Arc;
 
-use crate::bin::FbTarget;
+use crate::bin::{FbTarget, Workers};
 use crate::cmd::fields::PrimArg;
 use crate::cmd::{op, reg};
 use crate::geom::{NumFormat, PrimType, Quad, VertexType};
@@ -67,6 +67,12 @@ use crate::vertex::{self, Persist, VertexLayout};
 /// Rows per render band. 16 rows give 17 bands for a 272-line frame: enough to balance
 /// two to eight threads while keeping per-band setup small.
 pub const BAND_ROWS: i32 = 16;
+
+/// Estimated raster work (pixels, [`crate::bin::Binner::cost`]) binned before the
+/// hardware model rasterizes behind the front end without being asked
+/// ([`DrawContext::flush_early`]). Each flush copies its bands out and back, so batches
+/// are kept at about half a 480×272 screen of pixels.
+const EARLY_FLUSH_COST: u64 = 16 * 1024;
 
 /// Per-GE drawing state that persists between PRIM commands.
 pub struct DrawContext {
@@ -296,6 +302,7 @@ impl DrawContext {
                 }
                 if self.binner.len() != before {
                     self.written.add_draw(&state, &target);
+                    self.flush_early(mem);
                 }
             }
         }
@@ -320,6 +327,31 @@ impl DrawContext {
     /// ([`crate::bin::Binner::flush_behind`]); the pixels land in `mem` before anything
     /// writes memory or reads bytes they cover ([`Memory::settle_for`]).
     pub(crate) fn flush_behind(&mut self, mem: &mut Memory) {
+        self.flush_on(mem, Workers::All);
+    }
+
+    /// Hardware model, more than one thread: once the binned primitives hold
+    /// [`EARLY_FLUSH_COST`] of estimated raster work and no earlier early flush is still
+    /// drawing, one worker rasterizes them while the front end bins the next draws on the
+    /// other core. Where a flush falls changes no hardware-model byte (bands draw their
+    /// primitives in submission order; a later flush lands the tiles before it reads
+    /// them); the PPSSPP model's flushes are its queue's, so it never flushes early.
+    /// A frame of many small draws (g59dc00: 2 700 PRIMs of about 13 vertices) is front
+    /// end first and raster after without this; the front end cannot fork such draws.
+    fn flush_early(&mut self, mem: &mut Memory) {
+        if !self.binner.idle() || !crate::bin::draws_behind(self.pool.as_ref()) {
+            return;
+        }
+        if self.binner.cost() >= EARLY_FLUSH_COST {
+            self.flush_on(mem, Workers::One);
+        } else if mem.has_pending() {
+            // Drawn already: landing costs no wait, and the front end may fork again.
+            mem.settle();
+        }
+    }
+
+    /// [`DrawContext::flush_behind`], the bands drawn by `workers` of the pool.
+    fn flush_on(&mut self, mem: &mut Memory, workers: Workers) {
         let start = self.phases.is_some().then(std::time::Instant::now);
         if let Some(m) = self.ppsspp.as_mut() {
             m.flush(&mut self.binner);
@@ -345,7 +377,7 @@ impl DrawContext {
         mem.settle();
         let start = self.phases.is_some().then(std::time::Instant::now);
         let waited = self.phases.is_some().then_some(&self.landing);
-        self.binner.flush_behind(&target, mem, pool.as_ref(), rasterize_prim, waited);
+        self.binner.flush_behind(&target, mem, pool.as_ref(), rasterize_prim, waited, workers);
         if let (Some(p), Some(s)) = (self.phases.as_mut(), start) {
             p.raster += s.elapsed();
             p.flushes += 1;
