@@ -52,9 +52,8 @@ use crate::mem::{Memory, Pending, Region, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
 use crate::raster::ClipRect;
 use crate::tile::{FbFormat, Tile};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 /// Largest drawing coordinate (SCISSOR/REGION fields are 10 bits).
 const MAX_COORD: i32 = 1023;
@@ -80,17 +79,6 @@ pub struct Binner<P> {
     cost: u64,
     /// Set by the last job rasterizing behind the caller when its tiles are drawn.
     drawn: Option<Arc<AtomicBool>>,
-}
-
-/// How many of the pool's workers a job rasterizing behind the front end uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Workers {
-    /// Every worker: the front end waits for the tiles next (a flush the list asks for).
-    All,
-    /// One, in aligned bands: the front end goes on binning on another core meanwhile (an
-    /// early flush, [`Binner::idle`]). With every worker drawing, the front end shares
-    /// their cores and the frame's critical path, which is the front end, gets longer.
-    One,
 }
 
 /// One band's work: its rows and the indices of the primitives touching it.
@@ -255,7 +243,12 @@ impl<P: Send + Sync + 'static> Binner<P> {
     /// cover, or at [`Memory::settle`]. Earlier pending tiles land first. With one thread,
     /// or when the primitives need one sequential band (rare), it is [`Binner::flush`].
     /// `waited` adds the time the caller then spends landing the tiles (profiling).
-    /// `workers`: how many of the pool's workers draw the bands.
+    ///
+    /// With `T` threads, `T - 1` of the pool's workers draw the bands, taking them one at a
+    /// time, while the caller goes on; the caller draws the bands still untaken when it
+    /// needs the tiles ([`Behind`]). So the front end keeps a core of its own (with every
+    /// worker drawing it shared their cores, and a frame's front end is its critical path
+    /// more often than not), and a flush landed at once is still drawn by `T` threads.
     pub fn flush_behind(
         &mut self,
         target: &FbTarget,
@@ -263,16 +256,13 @@ impl<P: Send + Sync + 'static> Binner<P> {
         pool: Option<&Arc<rayon::ThreadPool>>,
         draw: fn(&P, &mut Tile, &Memory),
         waited: Option<&Arc<AtomicU64>>,
-        workers: Workers,
     ) {
         if !draws_behind(pool) {
             return self.flush(target, mem, pool.map(|p| &**p), &draw);
         }
         let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
         let items = self.take();
-        // One worker draws aligned bands: fewer cuts, so fewer set-ups per primitive.
-        let split = if workers == Workers::One { 1 } else { threads };
-        let bands = match self.plan(&items, target, split) {
+        let bands = match self.plan(&items, target, threads) {
             Plan::Bands(bands) => bands,
             Plan::Empty => return,
             Plan::Single(band, overlap) => {
@@ -293,31 +283,29 @@ impl<P: Send + Sync + 'static> Binner<P> {
             target.depth_addr.wrapping_add(row_bytes(first, target.zstride, 2)),
             row_bytes(last - first, target.zstride, 2),
         );
-        let snapshot = mem.snapshot();
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let target = *target;
         let drawn = Arc::new(AtomicBool::new(false));
         self.drawn = Some(drawn.clone());
-        let job = move || {
-            let tiles = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let band = |b: &Band| (draw_band(b, &target, &snapshot, &items, &draw), b.cols);
-                match workers {
-                    Workers::All => bands.par_iter().map(band).collect::<Vec<_>>(),
-                    Workers::One => bands.iter().map(band).collect(),
-                }
-            }));
-            // Let go of the memory before the tiles are seen: landing them then writes
-            // into memory no snapshot shares (no copy).
-            drop(snapshot);
-            drop(items);
-            let _ = tx.send(tiles);
-            drawn.store(true, Ordering::Release);
-        };
-        match pool {
-            Some(p) => p.spawn(job),
-            None => rayon::spawn(job),
+        let job = Arc::new(Behind {
+            tiles: bands.iter().map(|_| Mutex::new(None)).collect(),
+            bands,
+            items,
+            target: *target,
+            draw,
+            mem: RwLock::new(Some(mem.snapshot())),
+            next: AtomicUsize::new(0),
+            finished: Mutex::new(0),
+            all_drawn: Condvar::new(),
+            drawn,
+        });
+        for _ in 1..threads.min(job.bands.len() + 1) {
+            let job = job.clone();
+            let help = move || job.help();
+            match pool {
+                Some(p) => p.spawn(help),
+                None => rayon::spawn(help),
+            }
         }
-        mem.defer(Box::new(Landing { color, depth, target, tiles: Mutex::new(rx), waited: waited.cloned() }));
+        mem.defer(Box::new(Landing { color, depth, job, waited: waited.cloned() }));
     }
 }
 
@@ -421,35 +409,82 @@ fn draw_single<P>(
     write_back(&tile, target, mem, overlap.then_some(&read_band(band.y0, band.rows, target, mem)));
 }
 
-/// Tiles a job is drawing: the rows they cover, and where they come back from.
-struct Landing {
+/// A flush's bands drawn behind the caller: the pool's jobs and, once it needs the tiles,
+/// the caller take them one at a time ([`Behind::help`]); each tile is kept in its band's
+/// slot, and they land in band order.
+struct Behind<P> {
+    bands: Vec<Band>,
+    items: Vec<(ClipRect, P)>,
+    target: FbTarget,
+    draw: fn(&P, &mut Tile, &Memory),
+    /// What the bands read (textures): a [`Memory::snapshot`] taken at the flush. Taken
+    /// out before the tiles land, so landing writes memory no snapshot shares (no copy).
+    mem: RwLock<Option<Memory>>,
+    /// The next band to take.
+    next: AtomicUsize,
+    /// Each band's tile (or its drawing's panic), once drawn.
+    tiles: Vec<Mutex<Option<std::thread::Result<Tile>>>>,
+    /// Bands drawn, and the signal that all are.
+    finished: Mutex<usize>,
+    all_drawn: Condvar,
+    /// Set when all bands are drawn ([`Binner::idle`]).
+    drawn: Arc<AtomicBool>,
+}
+
+impl<P> Behind<P> {
+    /// Draw bands until none is left to take.
+    fn help(&self) {
+        let mem = self.mem.read().unwrap_or_else(|e| e.into_inner());
+        let Some(mem) = mem.as_ref() else { return };
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(band) = self.bands.get(i) else { return };
+            let tile = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                draw_band(band, &self.target, mem, &self.items, &self.draw)
+            }));
+            *self.tiles[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(tile);
+            let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+            *finished += 1;
+            if *finished == self.bands.len() {
+                self.drawn.store(true, Ordering::Release);
+                self.all_drawn.notify_all();
+            }
+        }
+    }
+}
+
+/// Tiles being drawn behind the caller: the rows they cover, and the job drawing them.
+struct Landing<P> {
     /// Colour bytes `(address, length)` the tiles cover.
     color: (u32, u32),
     /// Depth bytes (length 0 without depth rows).
     depth: (u32, u32),
-    target: FbTarget,
-    /// In a mutex only to make memory `Sync` (one receiver, locked once).
-    tiles: Mutex<Receiver<std::thread::Result<Vec<(Tile, (u32, u32))>>>>,
+    job: Arc<Behind<P>>,
     waited: Option<Arc<AtomicU64>>,
 }
 
-impl Pending for Landing {
+impl<P: Send + Sync> Pending for Landing<P> {
     fn overlaps(&self, addr: u32, len: u32) -> bool {
         ranges_overlap(addr, len, self.color.0, self.color.1) || ranges_overlap(addr, len, self.depth.0, self.depth.1)
     }
 
     fn land(self: Box<Self>, mem: &mut Memory) {
         let start = self.waited.is_some().then(std::time::Instant::now);
-        let tiles = self.tiles.into_inner().map(|rx| rx.recv());
-        match tiles.unwrap_or(Err(std::sync::mpsc::RecvError)) {
-            Ok(Ok(tiles)) => {
-                for (tile, cols) in &tiles {
-                    write_cols(tile, *cols, &self.target, mem);
-                }
+        let job = &self.job;
+        // The caller draws what no worker has taken yet, then waits for the rest.
+        job.help();
+        let mut finished = job.finished.lock().unwrap_or_else(|e| e.into_inner());
+        while *finished < job.bands.len() {
+            finished = job.all_drawn.wait(finished).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(finished);
+        drop(job.mem.write().unwrap_or_else(|e| e.into_inner()).take());
+        for (band, slot) in job.bands.iter().zip(&job.tiles) {
+            match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                Some(Ok(tile)) => write_cols(&tile, band.cols, &job.target, mem),
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => unreachable!("every band is drawn before the tiles land"),
             }
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            // The job always sends; only a pool torn down under it could drop it.
-            Err(_) => panic!("raster job ended without its tiles"),
         }
         if let (Some(w), Some(s)) = (&self.waited, start) {
             w.fetch_add(s.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -829,7 +864,7 @@ mod tests {
         for p in ps {
             bin.push(p.r, *p);
         }
-        bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None, Workers::All);
+        bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None);
         assert!(bin.is_empty());
         after(&mut mem);
         mem.settle();

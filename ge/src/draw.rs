@@ -48,7 +48,7 @@ use written::WrittenSpan;
 
 use std::sync::Arc;
 
-use crate::bin::{FbTarget, Workers};
+use crate::bin::FbTarget;
 use crate::cmd::fields::PrimArg;
 use crate::cmd::{op, reg};
 use crate::geom::{NumFormat, PrimType, Quad, VertexType};
@@ -323,17 +323,9 @@ impl DrawContext {
         mem.settle();
     }
 
-    /// A flush point: drain the bins and rasterize them behind the front end
-    /// ([`crate::bin::Binner::flush_behind`]); the pixels land in `mem` before anything
-    /// writes memory or reads bytes they cover ([`Memory::settle_for`]).
-    pub(crate) fn flush_behind(&mut self, mem: &mut Memory) {
-        self.flush_on(mem, Workers::All);
-    }
-
     /// Hardware model, more than one thread: once the binned primitives hold
-    /// [`EARLY_FLUSH_COST`] of estimated raster work and no earlier early flush is still
-    /// drawing, one worker rasterizes them while the front end bins the next draws on the
-    /// other core. Where a flush falls changes no hardware-model byte (bands draw their
+    /// [`EARLY_FLUSH_COST`] of estimated raster work and no earlier flush is still
+    /// drawing, the pool's workers rasterize them while the front end bins the next draws. Where a flush falls changes no hardware-model byte (bands draw their
     /// primitives in submission order; a later flush lands the tiles before it reads
     /// them); the PPSSPP model's flushes are its queue's, so it never flushes early.
     /// A frame of many small draws (g59dc00: 2 700 PRIMs of about 13 vertices) is front
@@ -343,15 +335,17 @@ impl DrawContext {
             return;
         }
         if self.binner.cost() >= EARLY_FLUSH_COST {
-            self.flush_on(mem, Workers::One);
+            self.flush_behind(mem);
         } else if mem.has_pending() {
             // Drawn already: landing costs no wait, and the front end may fork again.
             mem.settle();
         }
     }
 
-    /// [`DrawContext::flush_behind`], the bands drawn by `workers` of the pool.
-    fn flush_on(&mut self, mem: &mut Memory, workers: Workers) {
+    /// A flush point: drain the bins and rasterize them behind the front end
+    /// ([`crate::bin::Binner::flush_behind`]); the pixels land in `mem` before anything
+    /// writes memory or reads bytes they cover ([`Memory::settle_for`]).
+    pub(crate) fn flush_behind(&mut self, mem: &mut Memory) {
         let start = self.phases.is_some().then(std::time::Instant::now);
         if let Some(m) = self.ppsspp.as_mut() {
             m.flush(&mut self.binner);
@@ -377,7 +371,7 @@ impl DrawContext {
         mem.settle();
         let start = self.phases.is_some().then(std::time::Instant::now);
         let waited = self.phases.is_some().then_some(&self.landing);
-        self.binner.flush_behind(&target, mem, pool.as_ref(), rasterize_prim, waited, workers);
+        self.binner.flush_behind(&target, mem, pool.as_ref(), rasterize_prim, waited);
         if let (Some(p), Some(s)) = (self.phases.as_mut(), start) {
             p.raster += s.elapsed();
             p.flushes += 1;
