@@ -21,9 +21,12 @@
 //! to 0..=1023 before use.
 //!
 //! ## Rasterizing behind the front end
-//! [`Binner::flush_behind`] starts the bands as a job on the pool and returns: the caller
+//! [`Binner::flush_behind`] starts the bands as jobs on the pool and returns: the caller
 //! (the executor) goes on decoding, transforming and binning the next draws while they
-//! are drawn, and the tiles land in memory later ([`crate::mem::Pending`]). Only *when*
+//! are drawn, and the tiles land in memory later ([`crate::mem::Pending`]). With `T`
+//! threads, `T - 1` workers take bands one at a time and the caller, when it needs the
+//! tiles, takes the ones left (`Behind`): the front end keeps a core while a flush draws,
+//! and a flush landed at once is drawn by `T` threads. Only *when*
 //! the pixels land changes; where the flushes are (the PPSSPP model's queue included) and
 //! what every band draws stay the same, so the bytes are the serial ones for any thread
 //! count. The job owns its primitives (each holds its immutable decoded state) and reads
