@@ -21,9 +21,12 @@
 //! to 0..=1023 before use.
 //!
 //! ## Rasterizing behind the front end
-//! [`Binner::flush_behind`] starts the bands as a job on the pool and returns: the caller
+//! [`Binner::flush_behind`] starts the bands as jobs on the pool and returns: the caller
 //! (the executor) goes on decoding, transforming and binning the next draws while they
-//! are drawn, and the tiles land in memory later ([`crate::mem::Pending`]). Only *when*
+//! are drawn, and the tiles land in memory later ([`crate::mem::Pending`]). With `T`
+//! threads, `T - 1` workers take bands one at a time and the caller, when it needs the
+//! tiles, takes the ones left (`Behind`): the front end keeps a core while a flush draws,
+//! and a flush landed at once is drawn by `T` threads. Only *when*
 //! the pixels land changes; where the flushes are (the PPSSPP model's queue included) and
 //! what every band draws stay the same, so the bytes are the serial ones for any thread
 //! count. The job owns its primitives (each holds its immutable decoded state) and reads
@@ -52,9 +55,8 @@ use crate::mem::{Memory, Pending, Region, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
 use crate::raster::ClipRect;
 use crate::tile::{FbFormat, Tile};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 /// Largest drawing coordinate (SCISSOR/REGION fields are 10 bits).
 const MAX_COORD: i32 = 1023;
@@ -76,6 +78,10 @@ pub struct FbTarget {
 pub struct Binner<P> {
     band_rows: i32,
     items: Vec<(ClipRect, P)>,
+    /// Estimated raster cost of `items` in pixels ([`Binner::cost`]).
+    cost: u64,
+    /// Set by the last job rasterizing behind the caller when its tiles are drawn.
+    drawn: Option<Arc<AtomicBool>>,
 }
 
 /// One band's work: its rows and the indices of the primitives touching it.
@@ -83,16 +89,32 @@ struct Band {
     y0: i32,
     rows: i32,
     prims: Vec<u32>,
+    /// Pixel columns its primitives' bounds cover (first, last): a band's bytes outside
+    /// them are the ones it copied out, so only these columns are written back.
+    cols: (u32, u32),
 }
 
 impl<P: Send + Sync> Binner<P> {
     /// `band_rows` rows per band (at least 1).
     pub fn new(band_rows: i32) -> Self {
-        Binner { band_rows: band_rows.max(1), items: Vec::new() }
+        Binner { band_rows: band_rows.max(1), items: Vec::new(), cost: 0, drawn: None }
     }
 
     pub fn push(&mut self, bounds: ClipRect, prim: P) {
+        self.cost += prim_cost(&bounds);
         self.items.push((bounds, prim));
+    }
+
+    /// Estimated raster cost of the queued primitives, in pixels: set-up plus half the
+    /// bounding box each (the estimate balanced bands are cut by, [`band_starts`]).
+    pub fn cost(&self) -> u64 {
+        self.cost
+    }
+
+    /// Whether no job started by [`Binner::flush_behind`] is still drawing, so another
+    /// would start at once instead of waiting for it.
+    pub fn idle(&self) -> bool {
+        self.drawn.as_ref().is_none_or(|d| d.load(Ordering::Acquire))
     }
 
     /// The queued primitives, oldest first.
@@ -127,7 +149,7 @@ impl<P: Send + Sync> Binner<P> {
     ) {
         // Earlier tiles still on their way land before the bands are copied out.
         mem.settle();
-        let items = std::mem::take(&mut self.items);
+        let items = self.take();
         let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
         match self.plan(&items, target, threads) {
             Plan::Empty => {}
@@ -140,11 +162,19 @@ impl<P: Send + Sync> Binner<P> {
                     Some(p) => p.install(run),
                     None => run(),
                 };
-                for tile in &tiles {
-                    write_back(tile, target, mem, None);
+                for (tile, band) in tiles.iter().zip(&bands) {
+                    write_cols(tile, band.cols, target, mem);
                 }
             }
         }
+    }
+
+    /// The queued primitives, leaving the queue empty with room for as many (the next
+    /// batch or frame then does not grow it from nothing, copying as it goes).
+    fn take(&mut self) -> Vec<(ClipRect, P)> {
+        self.cost = 0;
+        let room = Vec::with_capacity(self.items.len());
+        std::mem::replace(&mut self.items, room)
     }
 
     /// Where the queued primitives go: nowhere, one sequential band, or bands (balanced
@@ -179,14 +209,17 @@ impl<P: Send + Sync> Binner<P> {
         );
 
         if wraps_rows || overlap {
-            let band = Band { y0: y_min, rows: all_rows, prims: live.iter().map(|(_, i)| *i).collect() };
+            let prims = live.iter().map(|(_, i)| *i).collect();
+            let band = Band { y0: y_min, rows: all_rows, prims, cols: (0, x_max as u32) };
             return Plan::Single(band, overlap);
         }
 
         // Assign primitives to bands, keeping submission order within each band.
         let starts = band_starts(&live, y_min, y_max, self.band_rows, threads);
-        let mut bands: Vec<Band> =
-            starts.windows(2).map(|w| Band { y0: w[0], rows: w[1] - w[0], prims: Vec::new() }).collect();
+        let mut bands: Vec<Band> = starts
+            .windows(2)
+            .map(|w| Band { y0: w[0], rows: w[1] - w[0], prims: Vec::new(), cols: (u32::MAX, 0) })
+            .collect();
         // The band of each row from the first band's on.
         let base = starts[0];
         let mut band_of = Vec::with_capacity((starts[starts.len() - 1] - base) as usize);
@@ -198,6 +231,7 @@ impl<P: Send + Sync> Binner<P> {
             let hi = band_of[(b.y1 - base) as usize] as usize;
             for band in &mut bands[lo..=hi] {
                 band.prims.push(*i);
+                band.cols = (band.cols.0.min(b.x0 as u32), band.cols.1.max(b.x1 as u32));
             }
         }
         bands.retain(|b| !b.prims.is_empty());
@@ -212,6 +246,12 @@ impl<P: Send + Sync + 'static> Binner<P> {
     /// cover, or at [`Memory::settle`]. Earlier pending tiles land first. With one thread,
     /// or when the primitives need one sequential band (rare), it is [`Binner::flush`].
     /// `waited` adds the time the caller then spends landing the tiles (profiling).
+    ///
+    /// With `T` threads, `T - 1` of the pool's workers draw the bands, taking them one at a
+    /// time, while the caller goes on; the caller draws the bands still untaken when it
+    /// needs the tiles ([`Behind`]). So the front end keeps a core of its own (with every
+    /// worker drawing it shared their cores, and a frame's front end is its critical path
+    /// more often than not), and a flush landed at once is still drawn by `T` threads.
     pub fn flush_behind(
         &mut self,
         target: &FbTarget,
@@ -220,17 +260,11 @@ impl<P: Send + Sync + 'static> Binner<P> {
         draw: fn(&P, &mut Tile, &Memory),
         waited: Option<&Arc<AtomicU64>>,
     ) {
-        let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-        // A worker of the job's pool must not wait for the job: with every worker waiting,
-        // nothing would run it (`rayon::spawn` inside a worker spawns into its pool).
-        let worker = match pool {
-            Some(p) => p.current_thread_index().is_some(),
-            None => rayon::current_thread_index().is_some(),
-        };
-        if threads <= 1 || worker {
+        if !draws_behind(pool) {
             return self.flush(target, mem, pool.map(|p| &**p), &draw);
         }
-        let items = std::mem::take(&mut self.items);
+        let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+        let items = self.take();
         let bands = match self.plan(&items, target, threads) {
             Plan::Bands(bands) => bands,
             Plan::Empty => return,
@@ -252,24 +286,40 @@ impl<P: Send + Sync + 'static> Binner<P> {
             target.depth_addr.wrapping_add(row_bytes(first, target.zstride, 2)),
             row_bytes(last - first, target.zstride, 2),
         );
-        let snapshot = mem.snapshot();
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let target = *target;
-        let job = move || {
-            let tiles = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                bands.par_iter().map(|b| draw_band(b, &target, &snapshot, &items, &draw)).collect::<Vec<Tile>>()
-            }));
-            // Let go of the memory before the tiles are seen: landing them then writes
-            // into memory no snapshot shares (no copy).
-            drop(snapshot);
-            drop(items);
-            let _ = tx.send(tiles);
-        };
-        match pool {
-            Some(p) => p.spawn(job),
-            None => rayon::spawn(job),
+        let drawn = Arc::new(AtomicBool::new(false));
+        self.drawn = Some(drawn.clone());
+        let job = Arc::new(Behind {
+            tiles: bands.iter().map(|_| Mutex::new(None)).collect(),
+            bands,
+            items,
+            target: *target,
+            draw,
+            mem: RwLock::new(Some(mem.snapshot())),
+            next: AtomicUsize::new(0),
+            finished: Mutex::new(0),
+            all_drawn: Condvar::new(),
+            drawn,
+        });
+        for _ in 1..threads.min(job.bands.len() + 1) {
+            let job = job.clone();
+            let help = move || job.help();
+            match pool {
+                Some(p) => p.spawn(help),
+                None => rayon::spawn(help),
+            }
         }
-        mem.defer(Box::new(Landing { color, depth, target, tiles: Mutex::new(rx), waited: waited.cloned() }));
+        mem.defer(Box::new(Landing { color, depth, job, waited: waited.cloned() }));
+    }
+}
+
+/// Whether [`Binner::flush_behind`] on `pool` draws behind the caller: with more than one
+/// thread, and not on a worker of the pool (which must not wait for a job of its own pool:
+/// with every worker waiting, nothing would run it; `rayon::spawn` inside a worker spawns
+/// into its pool).
+pub fn draws_behind(pool: Option<&Arc<rayon::ThreadPool>>) -> bool {
+    match pool {
+        Some(p) => p.current_num_threads() > 1 && p.current_thread_index().is_none(),
+        None => rayon::current_num_threads() > 1 && rayon::current_thread_index().is_none(),
     }
 }
 
@@ -277,6 +327,16 @@ impl<P: Send + Sync + 'static> Binner<P> {
 /// edge and plane set-up, the shader and kernel choice; a small triangle's set-up costs
 /// about what 8-16 textured pixels cost, callgrind on g59dc00).
 const SETUP_PIXELS: u64 = 12;
+/// [`SETUP_PIXELS`] plus half the pixels of a primitive's bounds (0 when empty).
+fn prim_cost(b: &ClipRect) -> u64 {
+    let c = b.intersect(&ClipRect { x0: 0, y0: 0, x1: MAX_COORD, y1: MAX_COORD });
+    if c.is_empty() {
+        return 0;
+    }
+    let (w, h) = (u64::from((c.x1 - c.x0 + 1) as u32), u64::from((c.y1 - c.y0 + 1) as u32));
+    SETUP_PIXELS + w * h / 2
+}
+
 /// Bands each worker gets when bands are balanced, so that stealing can even them out.
 const BANDS_PER_THREAD: u64 = 4;
 /// Fewest rows of a balanced band (a whole quad row: odd cuts set up a quad row twice).
@@ -352,35 +412,82 @@ fn draw_single<P>(
     write_back(&tile, target, mem, overlap.then_some(&read_band(band.y0, band.rows, target, mem)));
 }
 
-/// Tiles a job is drawing: the rows they cover, and where they come back from.
-struct Landing {
+/// A flush's bands drawn behind the caller: the pool's jobs and, once it needs the tiles,
+/// the caller take them one at a time ([`Behind::help`]); each tile is kept in its band's
+/// slot, and they land in band order.
+struct Behind<P> {
+    bands: Vec<Band>,
+    items: Vec<(ClipRect, P)>,
+    target: FbTarget,
+    draw: fn(&P, &mut Tile, &Memory),
+    /// What the bands read (textures): a [`Memory::snapshot`] taken at the flush. Taken
+    /// out before the tiles land, so landing writes memory no snapshot shares (no copy).
+    mem: RwLock<Option<Memory>>,
+    /// The next band to take.
+    next: AtomicUsize,
+    /// Each band's tile (or its drawing's panic), once drawn.
+    tiles: Vec<Mutex<Option<std::thread::Result<Tile>>>>,
+    /// Bands drawn, and the signal that all are.
+    finished: Mutex<usize>,
+    all_drawn: Condvar,
+    /// Set when all bands are drawn ([`Binner::idle`]).
+    drawn: Arc<AtomicBool>,
+}
+
+impl<P> Behind<P> {
+    /// Draw bands until none is left to take.
+    fn help(&self) {
+        let mem = self.mem.read().unwrap_or_else(|e| e.into_inner());
+        let Some(mem) = mem.as_ref() else { return };
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(band) = self.bands.get(i) else { return };
+            let tile = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                draw_band(band, &self.target, mem, &self.items, &self.draw)
+            }));
+            *self.tiles[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(tile);
+            let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+            *finished += 1;
+            if *finished == self.bands.len() {
+                self.drawn.store(true, Ordering::Release);
+                self.all_drawn.notify_all();
+            }
+        }
+    }
+}
+
+/// Tiles being drawn behind the caller: the rows they cover, and the job drawing them.
+struct Landing<P> {
     /// Colour bytes `(address, length)` the tiles cover.
     color: (u32, u32),
     /// Depth bytes (length 0 without depth rows).
     depth: (u32, u32),
-    target: FbTarget,
-    /// In a mutex only to make memory `Sync` (one receiver, locked once).
-    tiles: Mutex<Receiver<std::thread::Result<Vec<Tile>>>>,
+    job: Arc<Behind<P>>,
     waited: Option<Arc<AtomicU64>>,
 }
 
-impl Pending for Landing {
+impl<P: Send + Sync> Pending for Landing<P> {
     fn overlaps(&self, addr: u32, len: u32) -> bool {
         ranges_overlap(addr, len, self.color.0, self.color.1) || ranges_overlap(addr, len, self.depth.0, self.depth.1)
     }
 
     fn land(self: Box<Self>, mem: &mut Memory) {
         let start = self.waited.is_some().then(std::time::Instant::now);
-        let tiles = self.tiles.into_inner().map(|rx| rx.recv());
-        match tiles.unwrap_or(Err(std::sync::mpsc::RecvError)) {
-            Ok(Ok(tiles)) => {
-                for tile in &tiles {
-                    write_back(tile, &self.target, mem, None);
-                }
+        let job = &self.job;
+        // The caller draws what no worker has taken yet, then waits for the rest.
+        job.help();
+        let mut finished = job.finished.lock().unwrap_or_else(|e| e.into_inner());
+        while *finished < job.bands.len() {
+            finished = job.all_drawn.wait(finished).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(finished);
+        drop(job.mem.write().unwrap_or_else(|e| e.into_inner()).take());
+        for (band, slot) in job.bands.iter().zip(&job.tiles) {
+            match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                Some(Ok(tile)) => write_cols(&tile, band.cols, &job.target, mem),
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => unreachable!("every band is drawn before the tiles land"),
             }
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            // The job always sends; only a pool torn down under it could drop it.
-            Err(_) => panic!("raster job ended without its tiles"),
         }
         if let (Some(w), Some(s)) = (&self.waited, start) {
             w.fetch_add(s.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -467,6 +574,30 @@ fn write_back(tile: &Tile, target: &FbTarget, mem: &mut Memory, orig: Option<&Ti
             write_changed(mem, caddr, &tile.color, &o.color);
             write_changed(mem, zaddr, &tile.depth, &o.depth);
         }
+    }
+}
+
+/// Write back a band's tile in pixel columns `cols` only ([`Band::cols`]).
+fn write_cols(tile: &Tile, cols: (u32, u32), target: &FbTarget, mem: &mut Memory) {
+    let bpp = target.fmt.bpp();
+    let caddr = target.color_addr.wrapping_add(row_bytes(tile.y0, target.stride, bpp));
+    let zaddr = target.depth_addr.wrapping_add(row_bytes(tile.y0, target.zstride, 2));
+    write_rows(mem, caddr, &tile.color, target.stride * bpp, cols, bpp);
+    write_rows(mem, zaddr, &tile.depth, target.zstride * 2, cols, 2);
+}
+
+/// Rows of `data` (`pitch` bytes each) from `addr`, only pixel columns `cols` of each
+/// (`bpp` bytes a pixel); whole when the columns are most of a row or leave it (a depth
+/// stride narrower than the colour one: the pixels then run into the next rows).
+/// g59dc00 (2 threads): its batches of a small model wrote whole 512-pixel rows back.
+fn write_rows(mem: &mut Memory, addr: u32, data: &[u8], pitch: u32, cols: (u32, u32), bpp: u32) {
+    let (from, to) = (cols.0.saturating_mul(bpp), cols.1.saturating_add(1).saturating_mul(bpp));
+    if pitch == 0 || from >= to || to > pitch || (to - from) * 4 >= pitch * 3 {
+        write_bytes(mem, addr, data);
+        return;
+    }
+    for (r, row) in data.chunks_exact(pitch as usize).enumerate() {
+        write_bytes(mem, addr.wrapping_add(r as u32 * pitch + from), &row[from as usize..to as usize]);
     }
 }
 

@@ -71,6 +71,12 @@ use crate::vertex::{self, Persist, VertexLayout};
 /// two to eight threads while keeping per-band setup small.
 pub const BAND_ROWS: i32 = 16;
 
+/// Estimated raster work (pixels, [`crate::bin::Binner::cost`]) binned before the
+/// hardware model rasterizes behind the front end without being asked
+/// ([`DrawContext::flush_early`]). Each flush copies its bands out and back, so batches
+/// are kept at about half a 480×272 screen of pixels.
+const EARLY_FLUSH_COST: u64 = 16 * 1024;
+
 /// Per-GE drawing state that persists between PRIM commands.
 pub struct DrawContext {
     model: Model,
@@ -300,6 +306,7 @@ impl DrawContext {
                 }
                 if self.binner.len() != before {
                     self.written.add_draw(&state, &target);
+                    self.flush_early(mem);
                 }
             }
         }
@@ -318,6 +325,25 @@ impl DrawContext {
     pub fn flush(&mut self, mem: &mut Memory) {
         self.flush_behind(mem);
         mem.settle();
+    }
+
+    /// Hardware model, more than one thread: once the binned primitives hold
+    /// [`EARLY_FLUSH_COST`] of estimated raster work and no earlier flush is still
+    /// drawing, the pool's workers rasterize them while the front end bins the next draws. Where a flush falls changes no hardware-model byte (bands draw their
+    /// primitives in submission order; a later flush lands the tiles before it reads
+    /// them); the PPSSPP model's flushes are its queue's, so it never flushes early.
+    /// A frame of many small draws (g59dc00: 2 700 PRIMs of about 13 vertices) is front
+    /// end first and raster after without this; the front end cannot fork such draws.
+    fn flush_early(&mut self, mem: &mut Memory) {
+        if !self.binner.idle() || !crate::bin::draws_behind(self.pool.as_ref()) {
+            return;
+        }
+        if self.binner.cost() >= EARLY_FLUSH_COST {
+            self.flush_behind(mem);
+        } else if mem.has_pending() {
+            // Drawn already: landing costs no wait, and the front end may fork again.
+            mem.settle();
+        }
     }
 
     /// A flush point: drain the bins and rasterize them behind the front end
