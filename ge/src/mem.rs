@@ -191,6 +191,26 @@ impl Memory {
         }
     }
 
+    /// Run `f` on this memory and the arrived bytes `range` of the backfill (offsets from its
+    /// start; see [`Memory::arrived`]), to write them into memory without copying them out
+    /// first. `f` writes only to `[addr, addr + len)` (VRAM mirrors folded), which is filled
+    /// first so that the writes do not meet the hole. `None` (and `f` not run) without a
+    /// backfill or when the bytes have not all arrived.
+    pub fn with_arrived<R>(
+        &mut self,
+        range: std::ops::Range<usize>,
+        addr: u32,
+        len: u32,
+        f: impl FnOnce(&mut Memory, &[u8]) -> R,
+    ) -> Option<R> {
+        self.fill_for(addr, len);
+        let mut b = self.backfill.take()?;
+        b.pull(range.end);
+        let r = b.bytes.get(range).map(|data| f(self, data));
+        self.backfill = Some(b);
+        r
+    }
+
     /// Wait for every byte of the backfill (until the sender is gone), write it all, and
     /// stop filling.
     pub fn end_backfill(&mut self) {

@@ -179,6 +179,7 @@ pub(super) fn run_records(
     // The software renderer's CLUT cache starts zeroed (§3.2 step 4).
     ge.state.clut.fill(0);
     let mut r = Replayer::new(version, hook);
+    r.arriving = matches!(pushbuf, Pushbuf::Arriving);
     let last = records.len().saturating_sub(1);
     // A payload's bytes, copied out of the arrived pushbuf (records write into `ge`).
     let mut held = Vec::new();
@@ -203,8 +204,12 @@ pub(super) fn run_records(
                     if got.len() < end {
                         return Err(short(got.len(), rec));
                     }
+                    // Only the header of a record whose data is written to memory: the data
+                    // is written from the arrived bytes (`Replayer::write_data`). On 21763
+                    // its 28 059 FRAMEBUF records hold 74 MB.
+                    let fields = if writes_data(rec.kind) { end.min(start + 16) } else { end };
                     held.clear();
-                    held.extend_from_slice(&got[start..end]);
+                    held.extend_from_slice(&got[start..fields]);
                     &held[..]
                 }
             };
@@ -240,6 +245,12 @@ fn short(arrived: usize, rec: &Record) -> Halt {
 /// commands read those bytes from RAM).
 fn needs_payload(kind: RecordKind) -> bool {
     !matches!(kind, RecordKind::Vertices | RecordKind::Indices | RecordKind::TransferSrc | RecordKind::Texture(_))
+}
+
+/// Whether a record's payload (after a FRAMEBUF's 16-byte header) is data that the replay
+/// writes to memory.
+fn writes_data(kind: RecordKind) -> bool {
+    matches!(kind, RecordKind::Framebuf(_) | RecordKind::Clut | RecordKind::MemcpyData)
 }
 
 /// Why the record loop ended early: an error, or the step hook asked to stop.
@@ -287,6 +298,8 @@ struct Replayer<'h, 'f> {
     hook: Option<&'h mut StepHook<'f>>,
     /// Draw commands executed so far.
     draws: u32,
+    /// The pushbuf is arriving ([`Pushbuf::Arriving`]): data records hold their header only.
+    arriving: bool,
 }
 
 impl<'h, 'f> Replayer<'h, 'f> {
@@ -309,6 +322,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
             current_display: None,
             hook,
             draws: 0,
+            arriving: false,
         }
     }
 
@@ -399,7 +413,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
                     }
                 }
             }
-            RecordKind::Framebuf(level) => self.framebuf(ge, usize::from(level & 7), payload),
+            RecordKind::Framebuf(level) => self.framebuf(ge, usize::from(level & 7), payload, rec),
             RecordKind::ClutAddr => {
                 self.clut_addr = le32(payload, 0);
                 self.clut_flags = le32(payload, 4);
@@ -410,7 +424,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
                     // replayed drawing has produced itself [PP DumpExecute::Clut, software].
                     let target = self.clut_flags & 1 != 0;
                     if Memory::is_valid_range(self.clut_addr, rec.sz) && !target {
-                        write_through(&mut ge.mem, self.clut_addr, payload);
+                        self.write_data(ge, self.clut_addr, payload, rec, 0);
                     }
                     self.clut_addr = 0;
                 } else if let Some(a) = self.map(ge, rec)? {
@@ -437,7 +451,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
             RecordKind::MemcpyData => {
                 if Memory::is_vram(self.memcpy_dest) {
                     self.sync(ge)?;
-                    write_through(&mut ge.mem, self.memcpy_dest, payload);
+                    self.write_data(ge, self.memcpy_dest, payload, rec, 0);
                 }
             }
             RecordKind::Display => {
@@ -522,7 +536,7 @@ impl<'h, 'f> Replayer<'h, 'f> {
     }
 
     /// FRAMEBUFn (§3.10) [PP DumpExecute::Framebuf].
-    fn framebuf(&mut self, ge: &mut Ge, l: usize, payload: &[u8]) {
+    fn framebuf(&mut self, ge: &mut Ge, l: usize, payload: &[u8], rec: &Record) {
         let addr = le32(payload, 0);
         let bufw = le32(payload, 4);
         let flags = le32(payload, 8);
@@ -535,13 +549,24 @@ impl<'h, 'f> Replayer<'h, 'f> {
             self.last_tex[l] = addr;
             self.last_bufw[l] = bufw as u16;
         }
-        let data = payload.get(16..).unwrap_or(&[]);
         let target = flags & 1 != 0;
         // Bit 1 "unchanged" is only trustworthy from version 6 on [PP Framebuf, §2.4].
         let unchanged = self.version >= 6 && flags & 2 != 0;
-        if Memory::is_valid_range(addr, data.len() as u32) && !unchanged && !target {
-            write_through(&mut ge.mem, addr, data);
+        if Memory::is_valid_range(addr, rec.sz.saturating_sub(16)) && !unchanged && !target {
+            self.write_data(ge, addr, payload, rec, 16);
         }
+    }
+
+    /// Write a record's data, its payload from byte `skip` on, to `addr` ([`write_through`]):
+    /// from `payload`, or while the pushbuf is arriving straight from the arrived bytes
+    /// (`payload` is then the header only, [`writes_data`]), with no copy first.
+    fn write_data(&self, ge: &mut Ge, addr: u32, payload: &[u8], rec: &Record, skip: usize) {
+        if !self.arriving {
+            return write_through(&mut ge.mem, addr, payload.get(skip..).unwrap_or(&[]));
+        }
+        let (start, end) = (rec.ptr as usize + skip, rec.ptr as usize + rec.sz as usize);
+        let len = rec.sz.saturating_sub(skip as u32);
+        ge.mem.with_arrived(start..end, addr, len, |mem, data| write_through(mem, addr, data));
     }
 }
 

@@ -207,7 +207,8 @@ mod tests {
 
     /// A dump whose early records read the pushbuf's last bytes: vertices, indices and a
     /// texture (through a TEXTURE record shorter than the texture) placed after `noise`,
-    /// a transfer from there into the displayed buffer and one from VRAM over them (a
+    /// FRAMEBUF, CLUT and MEMCPYDATA data written to VRAM and to RAM still arriving, a
+    /// transfer from there into the displayed buffer and one from VRAM over them (a
     /// write into the part still arriving), then a DISPLAY.
     fn reaching_dump(noise: &[u8], colours: &[u32], tex: &[u8; 16 * 16 * 4]) -> Dump {
         let mut pushbuf = vec![0u8; 2048];
@@ -240,6 +241,28 @@ mod tests {
         let idx_at = put(&mut pushbuf, &idx);
         let tex_at = put(&mut pushbuf, tex);
         let a = |off: u32| PUSHBUF_ADDR + off;
+        // Late data that records write to memory at once: FRAMEBUF7 into VRAM and into the
+        // RAM still arriving (over the noise's end), a VRAM CLUT, a MEMCPYDATA into VRAM.
+        let pattern =
+            |n: usize, k: u8| (0..n).map(|i| (i as u8).wrapping_mul(k) ^ tex[i % tex.len()]).collect::<Vec<_>>();
+        let noise_end = a(uv_at + 32 + noise.len() as u32).saturating_sub(64);
+        let mut data_records = Vec::new();
+        for (dest, n, k) in [(0x0410_0000, 2048, 3), (noise_end, 96, 5)] {
+            let mut fb = [dest.to_le_bytes(), 64u32.to_le_bytes(), [0; 4], [0; 4]].concat();
+            fb.extend_from_slice(&pattern(n, k));
+            data_records.push(Record {
+                kind: RecordKind::Framebuf(7),
+                ptr: put(&mut pushbuf, &fb),
+                sz: fb.len() as u32,
+            });
+        }
+        let clut_addr = [0x0418_0000u32.to_le_bytes(), [0; 4]].concat();
+        data_records.push(Record { kind: RecordKind::ClutAddr, ptr: put(&mut pushbuf, &clut_addr), sz: 8 });
+        data_records.push(Record { kind: RecordKind::Clut, ptr: put(&mut pushbuf, &pattern(64, 7)), sz: 64 });
+        let memcpy_dest = 0x041C_0000u32.to_le_bytes();
+        data_records.push(Record { kind: RecordKind::MemcpyDest, ptr: put(&mut pushbuf, &memcpy_dest), sz: 4 });
+        data_records.push(Record { kind: RecordKind::MemcpyData, ptr: put(&mut pushbuf, &pattern(256, 11)), sz: 256 });
+        records.extend(data_records);
         // Textured sprite's vertices (u16 uv, u32 colour, s16 xyz): early.
         let mut uv = Vec::new();
         for (u, x) in [(0u16, 100i16), (16, 260)] {
