@@ -329,7 +329,8 @@ impl DrawContext {
 
     /// Hardware model, more than one thread: once the binned primitives hold
     /// [`EARLY_FLUSH_COST`] of estimated raster work and no earlier flush is still
-    /// drawing, the pool's workers rasterize them while the front end bins the next draws. Where a flush falls changes no hardware-model byte (bands draw their
+    /// drawing, the pool's workers rasterize them while the front end bins the next
+    /// draws. Where a flush falls changes no hardware-model byte (bands draw their
     /// primitives in submission order; a later flush lands the tiles before it reads
     /// them); the PPSSPP model's flushes are its queue's, so it never flushes early.
     /// A frame of many small draws (g59dc00: 2 700 PRIMs of about 13 vertices) is front

@@ -83,6 +83,10 @@
 //!     for any knot phase, but only if its result is rounded to the 2^-15 grid. Without
 //!     that rounding, and with 64 or 32 segments, nothing fits. Tangent or minimax segments
 //!     (64–256 of them, coefficients at 16–18 and 8–12 bits) miss at best 12 of the 384.
+//!     Nor does a free table carry over between the tests: fitted with no miss to one
+//!     test's intervals (128–256 segments, smoothest or smallest correction, linear
+//!     programming), it misses 3–78 of prims' 128 and 3–13 of source's 256 held-out
+//!     intervals, against this rule's 9 and 6. A table would only restate its own data.
 //!
 //!   What texmtx-normals' misses are (open). The screenshot holds one draw: a fan textured from
 //!   normalised float normals (skinned and UV-scaled draws come after the screenshot), so s, t, q
