@@ -1,0 +1,245 @@
+use super::*;
+use crate::mem::VRAM_BASE;
+
+/// A primitive for tests: its index and a rectangle of pixels it touches.
+#[derive(Clone, Copy)]
+struct Prim {
+    id: u32,
+    r: ClipRect,
+}
+
+fn prims(n: u32, seed: u64, max_x: i32) -> Vec<Prim> {
+    let mut s = seed;
+    let mut next = move |m: i32| {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((s >> 33) % m as u64) as i32
+    };
+    (0..n)
+        .map(|id| {
+            let (x0, y0) = (next(max_x), next(272));
+            let r = ClipRect { x0, y0, x1: x0 + next(60), y1: y0 + next(60) };
+            Prim { id, r }
+        })
+        .collect()
+}
+
+/// Order-sensitive draw: every pixel becomes a hash of its old value and the prim id.
+fn draw(p: &Prim, tile: &mut Tile, _mem: &Memory) {
+    for y in p.r.y0..=p.r.y1 {
+        for x in p.r.x0..=p.r.x1 {
+            let old = tile.read_color(x, y);
+            tile.write_color(x, y, old.wrapping_mul(31).wrapping_add(p.id.wrapping_mul(0x9E37_79B9)));
+            let z = tile.read_depth(x, y);
+            tile.write_depth(x, y, z.wrapping_mul(7).wrapping_add(p.id as u16));
+        }
+    }
+}
+
+fn target(stride: u32) -> FbTarget {
+    FbTarget {
+        color_addr: VRAM_BASE,
+        stride,
+        fmt: FbFormat::Rgba8888,
+        depth_addr: VRAM_BASE + 0x11_0000,
+        zstride: stride,
+    }
+}
+
+fn run(ps: &[Prim], t: &FbTarget, threads: usize, band_rows: i32) -> Vec<u8> {
+    let mut mem = Memory::new();
+    // Non-zero starting contents so reads matter.
+    for (i, b) in mem.vram_mut().iter_mut().enumerate() {
+        *b = (i % 251) as u8;
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+    let mut bin = Binner::new(band_rows);
+    for p in ps {
+        bin.push(p.r, *p);
+    }
+    assert_eq!(bin.len(), ps.len());
+    bin.flush(t, &mut mem, Some(&pool), &draw);
+    assert!(bin.is_empty());
+    mem.vram().to_vec()
+}
+
+/// Reference: one tile over every row, drawn sequentially.
+fn reference(ps: &[Prim], t: &FbTarget) -> Vec<u8> {
+    let mut mem = Memory::new();
+    for (i, b) in mem.vram_mut().iter_mut().enumerate() {
+        *b = (i % 251) as u8;
+    }
+    // Enough rows for every prim (y < 272 + 60) plus x ≥ stride overflow rows.
+    let mut tile = read_band(0, 400, t, &mem);
+    for p in ps {
+        let r = p.r.intersect(&ClipRect { x0: 0, y0: 0, x1: MAX_COORD, y1: MAX_COORD });
+        draw(&Prim { id: p.id, r }, &mut tile, &mem);
+    }
+    write_back(&tile, t, &mut mem, None);
+    mem.vram().to_vec()
+}
+
+#[test]
+fn deterministic_across_threads_and_bands() {
+    let t = target(512);
+    let ps = prims(300, 12345, 450);
+    let want = reference(&ps, &t);
+    assert!(run(&ps, &t, 1, 8) == want);
+    assert!(run(&ps, &t, 4, 8) == want);
+    assert!(run(&ps, &t, 4, 272) == want);
+    assert!(run(&ps, &t, 1, 272) == want);
+    assert!(run(&ps, &t, 2, 7) == want);
+}
+
+#[test]
+fn crowded_rows_are_cut_into_balanced_bands() {
+    // 400 small prims in rows 100..=111 and one tall one: with 2 threads the crowded
+    // rows are cut into several bands (1 thread: the aligned 16-row bands), and the
+    // bytes stay the reference's.
+    let t = target(512);
+    let mut ps: Vec<Prim> = prims(400, 31, 450)
+        .into_iter()
+        .map(|p| Prim { r: ClipRect { y0: 100 + p.r.y0 % 11, y1: 100 + p.r.y0 % 11 + 1, ..p.r }, ..p })
+        .collect();
+    ps.push(Prim { id: 400, r: ClipRect { x0: 3, y0: 20, x1: 9, y1: 200 } });
+    let bin = |threads| {
+        let mut b = Binner::new(16);
+        for p in &ps {
+            b.push(p.r, *p);
+        }
+        match b.plan(&b.items, &t, threads) {
+            Plan::Bands(bands) => bands.iter().map(|b| (b.y0, b.rows)).collect::<Vec<_>>(),
+            _ => panic!("banded"),
+        }
+    };
+    let one = bin(1);
+    assert!(one.iter().all(|&(y0, rows)| y0 % 16 == 0 && rows == 16), "{one:?}");
+    let two = bin(2);
+    let crowded = two.iter().filter(|&&(y0, rows)| y0 < 112 && y0 + rows > 100).count();
+    assert!(crowded >= 4, "{two:?}");
+    assert!(two.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0), "{two:?}");
+    assert!(two.iter().all(|&(_, rows)| (1..=16).contains(&rows)), "{two:?}");
+    let want = reference(&ps, &t);
+    for threads in [1, 2, 3] {
+        assert!(run(&ps, &t, threads, 16) == want, "{threads} threads");
+    }
+}
+
+#[test]
+fn x_beyond_stride_runs_into_next_rows() {
+    // Prims reach x ≥ stride: drawn as one band whose extra rows receive the overflow.
+    let t = target(128);
+    let ps = prims(200, 777, 200);
+    let want = reference(&ps, &t);
+    assert!(run(&ps, &t, 4, 8) == want);
+}
+
+#[test]
+fn overlapping_colour_and_depth_keep_unchanged_bytes() {
+    // Depth aliases colour rows; a draw that only writes colour must not be undone by
+    // writing back the stale depth copy.
+    let mut t = target(64);
+    t.depth_addr = t.color_addr + 64 * 4 * 10;
+    let mut mem = Memory::new();
+    let mut bin = Binner::new(8);
+    bin.push(ClipRect { x0: 0, y0: 10, x1: 3, y1: 10 }, ());
+    bin.flush(&t, &mut mem, None, &|_, tile: &mut Tile, _| {
+        for x in 0..4 {
+            tile.write_color(x, 10, 0xAABB_CCDD);
+        }
+    });
+    assert_eq!(mem.read_u32(t.color_addr + 64 * 4 * 10).unwrap(), 0xAABB_CCDD);
+}
+
+#[test]
+fn untouched_bands_are_not_written() {
+    let t = target(512);
+    let mut mem = Memory::new();
+    let mut bin = Binner::new(16);
+    bin.push(ClipRect { x0: 0, y0: 40, x1: 0, y1: 40 }, ());
+    // Something else changes VRAM after the (conceptual) snapshot of other rows: a
+    // band-wise flush must not rewrite rows it never drew.
+    mem.write_u32(t.color_addr, 0x1234_5678).unwrap();
+    bin.flush(&t, &mut mem, None, &|_, tile: &mut Tile, _| tile.write_color(0, 40, 7));
+    assert_eq!(mem.read_u32(t.color_addr).unwrap(), 0x1234_5678);
+    assert_eq!(mem.read_u32(t.color_addr + 40 * 512 * 4).unwrap(), 7);
+}
+
+fn draw_fn(p: &Prim, tile: &mut Tile, mem: &Memory) {
+    draw(p, tile, mem)
+}
+
+/// [`run`] through [`Binner::flush_behind`], then `after` on the memory (tiles maybe
+/// still pending).
+fn run_behind(ps: &[Prim], t: &FbTarget, threads: usize, after: impl FnOnce(&mut Memory)) -> Vec<u8> {
+    let mut mem = Memory::new();
+    for (i, b) in mem.vram_mut().iter_mut().enumerate() {
+        *b = (i % 251) as u8;
+    }
+    let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool"));
+    let mut bin = Binner::new(8);
+    for p in ps {
+        bin.push(p.r, *p);
+    }
+    bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None);
+    assert!(bin.is_empty());
+    after(&mut mem);
+    mem.settle();
+    mem.vram().to_vec()
+}
+
+#[test]
+fn flushing_behind_lands_the_serial_bytes() {
+    let t = target(512);
+    let ps = prims(300, 4242, 450);
+    let want = reference(&ps, &t);
+    for threads in [1, 2, 4] {
+        assert!(run_behind(&ps, &t, threads, |_| {}) == want, "{threads} threads");
+    }
+}
+
+#[test]
+fn a_write_after_a_flush_behind_lands_after_its_tiles() {
+    // The serial order: the flush's pixels, then the write over them.
+    let t = target(512);
+    let ps = prims(100, 99, 400);
+    let at = t.color_addr + (ps[0].r.y0 as u32 * 512 + ps[0].r.x0 as u32) * 4;
+    let mut want = reference(&ps, &t);
+    want[(at - VRAM_BASE) as usize..][..4].copy_from_slice(&0x0BAD_F00Du32.to_le_bytes());
+    let got = run_behind(&ps, &t, 4, |mem| {
+        assert!(mem.has_pending());
+        mem.write_u32(at, 0x0BAD_F00D).unwrap();
+        assert!(!mem.has_pending(), "a write lands the tiles first");
+    });
+    assert!(got == want);
+}
+
+#[test]
+fn reads_land_pending_tiles_only_where_they_cover() {
+    let t = target(512);
+    let ps = [Prim { id: 1, r: ClipRect { x0: 0, y0: 40, x1: 9, y1: 41 } }];
+    run_behind(&ps, &t, 2, |mem| {
+        // Rows 32..48 (the band) are pending; RAM and other rows are not.
+        mem.settle_for(0x0880_0000, 1 << 20);
+        mem.settle_for(t.color_addr, 32 * 512 * 4);
+        mem.settle_for(t.color_addr + 48 * 512 * 4, 64);
+        assert!(mem.has_pending());
+        // Through a VRAM mirror.
+        mem.settle_for(t.color_addr + 0x20_0000 + 40 * 512 * 4, 4);
+        assert!(!mem.has_pending());
+    });
+}
+
+#[test]
+fn wrapping_io_never_panics() {
+    let mut mem = Memory::new();
+    let data = vec![0xEEu8; 64];
+    write_bytes(&mut mem, 0x0480_0000 - 16, &data); // end of the VRAM window
+    write_bytes(&mut mem, 0xFFFF_FFF0, &data); // unmapped, wraps the address space
+    let out = read_vec(&mem, 0x0480_0000 - 16, 64);
+    assert_eq!(&out[..16], &[0xEE; 16]);
+    assert_eq!(&out[16..], &[0; 48]);
+    // Unmapped bytes read as 0.
+    assert_eq!(read_vec(&mem, 0xFFFF_FFF0, 16), vec![0; 16]);
+    // The last 16 bytes of the window are the last 16 of VRAM (mirror).
+    assert_eq!(mem.vram()[VRAM_SIZE as usize - 1], 0xEE);
+}
