@@ -248,7 +248,7 @@ pub fn clamp_fog4(f: [f32; 4]) -> [u8; 4] {
 /// `i32::MIN` ("integer indefinite"). PPSSPP's x86-64 build converts interpolated colours
 /// and depth this way ([PP `Rasterizer.cpp` `InterpolateI`], [PP `Math3D.h` `Vec4::Cast`]).
 #[inline]
-fn cvt_round(x: f32) -> i32 {
+pub(crate) fn cvt_round(x: f32) -> i32 {
     // Below 2^22 in magnitude, adding and removing 1.5·2^23 rounds half-to-even exactly in
     // f32 and avoids a libm `rintf` call on targets without SSE4.1.
     const MAGIC: f32 = 12_582_912.0;

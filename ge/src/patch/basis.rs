@@ -6,7 +6,7 @@
 //! and single-precision rounding, because the reference images come from its output
 //! [PP `SplineCommon.cpp` `Bezier3DWeight`/`Spline3DWeight`].
 
-use crate::transform::math::cvt_round;
+use crate::raster::cvt_round;
 use crate::transform::RsqrtRule;
 
 /// The four basis values at one parameter and their derivatives with respect to it.

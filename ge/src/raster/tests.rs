@@ -1108,3 +1108,32 @@ proptest! {
         }
     }
 }
+
+/// [`cvt_round`] (also the patch colours' rounding) equals `round_ties_even` +
+/// `CVTTSS2SI` on any bit pattern (halves, the 2^22 edge, huge, infinite and NaN values
+/// included).
+#[test]
+fn cvt_round_equals_round_ties_even() {
+    let reference = |f: f32| {
+        let r = f.round_ties_even();
+        // CVTTSS2SI: NaN and values outside i32 give i32::MIN.
+        if (-2_147_483_648.0..2_147_483_648.0).contains(&r) {
+            r as i32
+        } else {
+            i32::MIN
+        }
+    };
+    for f in [0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 4_194_303.5, 4_194_304.0, -4_194_303.5, 8_388_607.5, 2.0e9, 3.0e9] {
+        assert_eq!(cvt_round(f), reference(f), "{f}");
+    }
+    for f in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, f32::MIN_POSITIVE] {
+        assert_eq!(cvt_round(f), reference(f), "{f}");
+    }
+    proptest::proptest!(proptest::prelude::ProptestConfig::with_cases(20_000), |(bits: u32, k in 0u32..0x0100_0000)| {
+        let f = f32::from_bits(bits);
+        proptest::prop_assert_eq!(cvt_round(f), reference(f), "{:08x}", bits);
+        // Every integer and half across ±2^22 (the fast path's edge).
+        let g = (k as f32 - 8_388_608.0) / 2.0;
+        proptest::prop_assert_eq!(cvt_round(g), reference(g), "{}", g);
+    });
+}

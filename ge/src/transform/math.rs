@@ -17,19 +17,6 @@ pub(crate) fn cvtt(f: f32) -> i32 {
     }
 }
 
-/// `CVTPS2DQ` under the default MXCSR: round half to even; NaN and values outside i32
-/// give `i32::MIN`. Below 2^22 in magnitude, adding and removing 1.5·2^23 rounds half to
-/// even exactly in f32, which avoids a libm `rintf` call on targets without SSE4.1.
-#[inline]
-pub(crate) fn cvt_round(f: f32) -> i32 {
-    const MAGIC: f32 = 12_582_912.0;
-    if f.abs() < 4_194_304.0 {
-        ((f + MAGIC) - MAGIC) as i32
-    } else {
-        cvtt(f.round_ties_even())
-    }
-}
-
 /// C++ `(u16)f` on x86-64: `CVTTSS2SI` to 32 bits, then the low 16 bits.
 #[inline]
 pub(crate) fn cvtt_u16(f: f32) -> u16 {
@@ -199,27 +186,6 @@ mod tests {
         assert_eq!(cvtt(f32::NAN), i32::MIN);
         assert_eq!(cvtt_u16(70000.0), 4464);
         assert_eq!(cvtt_u16(-5.0), 65531);
-    }
-
-    /// The libm-free rounding equals `round_ties_even` + `CVTTSS2SI` on any bit pattern
-    /// (halves, the 2^22 edge, huge, infinite and NaN values included).
-    #[test]
-    fn cvt_round_equals_round_ties_even() {
-        let reference = |f: f32| cvtt(f.round_ties_even());
-        for f in [0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 4_194_303.5, 4_194_304.0, -4_194_303.5, 8_388_607.5, 2.0e9, 3.0e9]
-        {
-            assert_eq!(cvt_round(f), reference(f), "{f}");
-        }
-        for f in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, f32::MIN_POSITIVE] {
-            assert_eq!(cvt_round(f), reference(f), "{f}");
-        }
-        proptest::proptest!(proptest::prelude::ProptestConfig::with_cases(20_000), |(bits: u32, k in 0u32..0x0100_0000)| {
-            let f = f32::from_bits(bits);
-            proptest::prop_assert_eq!(cvt_round(f), reference(f), "{:08x}", bits);
-            // Every integer and half across ±2^22 (the fast path's edge).
-            let g = (k as f32 - 8_388_608.0) / 2.0;
-            proptest::prop_assert_eq!(cvt_round(g), reference(g), "{}", g);
-        });
     }
 
     #[test]
