@@ -40,29 +40,28 @@ fn reference(v: &[ScreenVertex; 3], setup: &RasterSetup, x: i32, y: i32) -> (Fra
     let (mut c0, mut ind, mut c1) = (v[2].color0, 0u8, v[2].color1);
     let c0_flat = setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0);
     let c1_flat = setup.flat_shading || (v[0].color1 == v[1].color1 && v[0].color1 == v[2].color1);
-    for k in 0..4 {
-        let ch = [v[0].color0[k], v[1].color0[k], v[2].color0[k]];
-        if c0_flat {
-            break;
-        }
-        if setup.triangle.colour == ColourRounding::FirstVertexPlane {
-            c0[k] = ColourPlane::new(&pts, ch, 0).at(sx, sy);
-        } else {
-            let i = cvt_round(lerp(ch.map(f32::from)));
-            c0[k] = i.clamp(0, 255) as u8;
-            ind |= u8::from(i == i32::MIN) << k;
+    let plane = setup.triangle.colour == ColourRounding::FirstVertexPlane;
+    if !c0_flat {
+        for (k, c) in c0.iter_mut().enumerate() {
+            let ch = [v[0].color0[k], v[1].color0[k], v[2].color0[k]];
+            if plane {
+                *c = ColourPlane::new(&pts, ch, 0).at(sx, sy);
+            } else {
+                let i = cvt_round(lerp(ch.map(f32::from)));
+                *c = i.clamp(0, 255) as u8;
+                ind |= u8::from(i == i32::MIN) << k;
+            }
         }
     }
-    for k in 0..3 {
-        let ch = [v[0].color1[k], v[1].color1[k], v[2].color1[k]];
-        if c1_flat {
-            break;
+    if !c1_flat {
+        for (k, c) in c1.iter_mut().enumerate() {
+            let ch = [v[0].color1[k], v[1].color1[k], v[2].color1[k]];
+            *c = if plane {
+                ColourPlane::new(&pts, ch, 0).at(sx, sy)
+            } else {
+                cvt_round(lerp(ch.map(f32::from))).clamp(0, 255) as u8
+            };
         }
-        c1[k] = if setup.triangle.colour == ColourRounding::FirstVertexPlane {
-            ColourPlane::new(&pts, ch, 0).at(sx, sy)
-        } else {
-            cvt_round(lerp(ch.map(f32::from))).clamp(0, 255) as u8
-        };
     }
     let fogs = attr(&|v| v.fog);
     let fog = if fogs.iter().all(|&f| f >= 1.0) { 255 } else { clamp_fog(lerp(fogs)) };
@@ -170,7 +169,7 @@ fn round_significand4_equals_round_significand() {
         bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
         let x: [f32; 4] = std::array::from_fn(|l| {
             let r = bits.rotate_left(8 * l as u32);
-            if (i + l as u32) % 5 == 0 {
+            if (i + l as u32).is_multiple_of(5) {
                 special[(r % special.len() as u32) as usize]
             } else {
                 f32::from_bits(r)
