@@ -86,6 +86,23 @@ impl Compare {
         }
     }
 
+    /// [`Compare::test`] on four lanes (`wide`), the function matched once: bit i set when
+    /// lane i passes. Checked against [`Compare::test`] by `test_lanes_equals_test`.
+    #[inline(always)]
+    pub fn test_lanes(self, a: wide::i32x4, b: wide::i32x4) -> u8 {
+        let bits = match self {
+            Compare::Never => 0,
+            Compare::Always => 15,
+            Compare::Equal => a.simd_eq(b).to_bitmask(),
+            Compare::NotEqual => !a.simd_eq(b).to_bitmask(),
+            Compare::Less => a.simd_lt(b).to_bitmask(),
+            Compare::LessEqual => !a.simd_gt(b).to_bitmask(),
+            Compare::Greater => a.simd_gt(b).to_bitmask(),
+            Compare::GreaterEqual => !a.simd_lt(b).to_bitmask(),
+        };
+        bits as u8 & 15
+    }
+
     /// PPSSPP's rewrite of byte comparisons against a constant
     /// [PP FuncId.cpp OptimizeRefByteCompare]. It is written for `value OP ref` but is also
     /// applied to the stencil test, which compares `ref OP value`: there it changes results
@@ -429,7 +446,12 @@ fn fragment_tests(st: &PixelState, color: [u8; 4], fog: u8) -> Option<[u8; 4]> {
     if st.alpha_func != Compare::Always && !st.alpha_func.test(color[3] & st.alpha_mask, st.alpha_ref) {
         return None;
     }
+    fog_colour_test(st, color, fog)
+}
 
+/// The stages of [`fragment_tests`] after the alpha test: fog, then the colour test.
+#[inline(always)]
+fn fog_colour_test(st: &PixelState, color: [u8; 4], fog: u8) -> Option<[u8; 4]> {
     // Fog after the alpha test, before the colour test; alpha untouched
     // [PP DrawSinglePixel, Jit_ApplyFog]: (c·F + fog·(255−F) + 255) / 256.
     let mut c = color;

@@ -36,6 +36,8 @@
 //! later division gives identical bits).
 
 use crate::geom::{Fragment, Quad, ScreenVertex};
+use bytemuck::cast;
+use wide::{f32x4, i32x4};
 
 mod detect;
 mod line;
@@ -229,19 +231,17 @@ pub fn clamp_fog(f: f32) -> u8 {
 }
 
 /// [`clamp_fog`] on four lanes, as `floor(f·256)` clamped to 0..=255 (equal for every
-/// float: a power-of-two scale is exact; NaN takes its sign's end), without the branches
-/// on the exponent, so the lanes vectorise. Checked against [`clamp_fog`] by
+/// float: a power-of-two scale is exact; NaN takes its sign's end), in explicit SIMD lanes
+/// (`wide`) without the branches on the exponent. Checked against [`clamp_fog`] by
 /// `clamp_fog4_equals_clamp_fog`.
 #[inline]
-pub fn clamp_fog4(f: [f32; 4]) -> [u8; 4] {
-    f.map(|f| {
-        let v = (f * 256.0).clamp(0.0, 255.0) as u8;
-        match (f.is_nan(), f.is_sign_negative()) {
-            (false, _) => v,
-            (true, false) => 255,
-            (true, true) => 0,
-        }
-    })
+pub fn clamp_fog4(f: f32x4) -> i32x4 {
+    // The clamp's bounds are ordered operands, so a NaN lane only decides its own select.
+    let v = (f * 256.0).max(f32x4::ZERO).min(f32x4::splat(255.0)).fast_trunc_int();
+    let nan: i32x4 = cast(f.is_nan());
+    let neg: i32x4 = cast(f.is_sign_negative());
+    // NaN: 255 for a positive sign, 0 for a negative one.
+    nan.select(i32x4::splat(255) & !neg, v)
 }
 
 /// x86 `cvtps2dq` under the default MXCSR: round half to even; NaN and out-of-range give
@@ -261,21 +261,28 @@ pub(crate) fn cvt_round(x: f32) -> i32 {
     }
 }
 
-/// [`cvt_round`] on four lanes: when every lane is below 2^22 in magnitude (interpolated
-/// colours and depths, always but for degenerate triangles) the four conversions run
-/// without a branch per lane, so they vectorise; otherwise lane by lane. Checked against
-/// [`cvt_round`] by `cvt_round4_equals_cvt_round`.
+/// [`cvt_round`] on four lanes. On x86-64 this is `cvtps2dq` itself, which [`cvt_round`]
+/// models (SSE2 is always there; Rust never changes the MXCSR rounding mode). Elsewhere:
+/// when every lane is below 2^22 in magnitude (interpolated colours and depths, always but
+/// for degenerate triangles) the magic-number rounding in lanes, else lane by lane.
+/// Checked against [`cvt_round`] by `cvt_round4_equals_cvt_round`.
 #[inline]
-fn cvt_round4(x: [f32; 4]) -> [i32; 4] {
-    const MAGIC: f32 = 12_582_912.0;
-    let small = x.map(|v| v.abs() < 4_194_304.0);
-    if small[0] & small[1] & small[2] & small[3] {
-        // v + 1.5·2^23 lies in [2^23, 2^24], where consecutive integers are consecutive
-        // bit patterns: the difference of the bits is the rounded value (integer lanes, no
-        // float-to-int conversion).
-        x.map(|v| ((v + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32))
-    } else {
-        x.map(cvt_round)
+fn cvt_round4(x: f32x4) -> i32x4 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        x.fast_round_int()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        const MAGIC: f32 = 12_582_912.0;
+        if x.abs().simd_lt(f32x4::splat(4_194_304.0)).all() {
+            // v + 1.5·2^23 lies in [2^23, 2^24], where consecutive integers are consecutive
+            // bit patterns: the difference of the bits is the rounded value.
+            let b: i32x4 = cast(x + MAGIC);
+            b - i32x4::splat(MAGIC.to_bits() as i32)
+        } else {
+            i32x4::new(x.to_array().map(cvt_round))
+        }
     }
 }
 

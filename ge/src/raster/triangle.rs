@@ -106,8 +106,10 @@
 //!   12–20 bits (232); fixed-point planes like [`ColourPlane`] (168); float24 plane sums (235);
 //!   values cut at 2×2-quad corners (237).
 
-use super::{clamp_fog4, clamp_u8, cvt_round4, depth_u16, screen_range, vertex_depth, RasterSetup};
+use super::{clamp_fog4, cvt_round4, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
+use bytemuck::cast;
+use wide::{f32x4, i32x4, u32x4};
 
 /// Which screen winding the caller culls (CULLFACEENABLE + CULL), or none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,17 +317,20 @@ pub enum PerspRecip {
 }
 
 impl PerspRecip {
+    /// The reciprocal `r` rounded by this rule, in every lane ([`round_significand4`]).
     #[inline]
-    fn apply(self, r: f32) -> f32 {
+    fn apply4(self, r: f32x4) -> f32x4 {
         match self {
             PerspRecip::F32 => r,
-            PerspRecip::Significand16 => round_significand(r, 16),
+            PerspRecip::Significand16 => round_significand4(r, 16),
         }
     }
 }
 
 /// `x` rounded to a `bits`-bit significand (1 ≤ bits ≤ 24), to nearest with ties away
-/// from zero; infinities and NaN pass through (a carry into the exponent is exact).
+/// from zero; infinities and NaN pass through (a carry into the exponent is exact). The
+/// scalar reference of [`round_significand4`].
+#[cfg(test)]
 pub(crate) fn round_significand(x: f32, bits: u32) -> f32 {
     if !x.is_finite() || bits >= 24 {
         return x;
@@ -340,6 +345,22 @@ pub(crate) fn round_significand(x: f32, bits: u32) -> f32 {
     } else {
         x
     }
+}
+
+/// [`round_significand`] in every lane: the same bit arithmetic, with the two finiteness
+/// checks as lane masks. Checked by `round_significand4_equals_round_significand`.
+#[inline]
+pub(crate) fn round_significand4(x: f32x4, bits: u32) -> f32x4 {
+    if bits >= 24 {
+        return x;
+    }
+    let drop = 24 - bits;
+    let b: u32x4 = cast(x);
+    let r = (b + (1u32 << (drop - 1))) & !((1u32 << drop) - 1);
+    let exp = u32x4::splat(0x7F80_0000);
+    // A non-finite input, or a finite one rounded up to infinity, is kept.
+    let keep = (b & exp).simd_eq(exp) | (r & exp).simd_eq(exp);
+    cast(keep.select(b, r))
 }
 
 /// The triangle arithmetic of a model, decided once per draw.
@@ -426,10 +447,10 @@ impl Edge {
 
     /// Values at the quad whose top-left sample row/column start at screen (x, y)
     /// (multiples of 16): lanes (x+7, y+7), (x+23, y+7), (x+7, y+23), (x+23, y+23).
-    fn start(&self, x: i32, y: i32) -> [i32; 4] {
+    fn start(&self, x: i32, y: i32) -> i32x4 {
         let at =
             |sx: i32, sy: i32| self.xf.wrapping_mul(sx).wrapping_add(self.yf.wrapping_mul(sy)).wrapping_add(self.c);
-        [at(x + 7, y + 7), at(x + 23, y + 7), at(x + 7, y + 23), at(x + 23, y + 23)]
+        i32x4::new([at(x + 7, y + 7), at(x + 23, y + 7), at(x + 7, y + 23), at(x + 23, y + 23)])
     }
 
     fn step_x(&self) -> i32 {
@@ -439,11 +460,6 @@ impl Edge {
     fn step_y(&self) -> i32 {
         self.yf.wrapping_mul(32)
     }
-}
-
-#[inline]
-fn add4(w: [i32; 4], d: i32) -> [i32; 4] {
-    [w[0].wrapping_add(d), w[1].wrapping_add(d), w[2].wrapping_add(d), w[3].wrapping_add(d)]
 }
 
 /// [PP IsRightSideOrFlatBottomLine]: is `vertex` (the one opposite the edge) such that the
@@ -458,8 +474,8 @@ fn right_or_flat_bottom(vertex: (i32, i32), l1: (i32, i32), l2: (i32, i32)) -> b
 }
 
 /// [PP NarrowMinMaxX]: skip whole quads on this row that the edge excludes.
-fn narrow(w: &[i32; 4], step_x: i32, min_x: i64, row_min: &mut i64, row_max: &mut i64) {
-    let wmax = w[0].max(w[1]).max(w[2].max(w[3]));
+fn narrow(w: i32x4, step_x: i32, min_x: i64, row_min: &mut i64, row_max: &mut i64) {
+    let wmax = w.reduce_max();
     if wmax < 0 {
         if step_x > 0 {
             let steps = wmax.wrapping_neg().wrapping_div(step_x);
@@ -474,25 +490,35 @@ fn narrow(w: &[i32; 4], step_x: i32, min_x: i64, row_min: &mut i64, row_max: &mu
     }
 }
 
-/// Per-triangle constants.
+/// An attribute's values at the three vertices, each in all four lanes, for
+/// [`Tri::lerp`] and [`Tri::sum`].
+type Splat3 = [f32x4; 3];
+
+fn splat3(a: [f32; 3]) -> Splat3 {
+    a.map(f32x4::splat)
+}
+
+/// Per-triangle constants, the per-vertex attributes already splatted across the four
+/// lanes of a quad.
 struct Tri {
     e: [Edge; 3],
-    bias: [i32; 3],
-    z: [f32; 3],
+    bias: [i32x4; 3],
+    z: Splat3,
     z_flat: Option<u16>,
-    c0: [[f32; 4]; 3],
+    /// Primary colour channels (r, g, b, a), each at the three vertices.
+    c0: [Splat3; 4],
     c0_flat: Option<[u8; 4]>,
-    c1: [[f32; 3]; 3],
+    c1: [Splat3; 3],
     c1_flat: Option<[u8; 3]>,
-    fog: [f32; 3],
+    fog: Splat3,
     no_fog: bool,
-    s: [f32; 3],
-    t: [f32; 3],
-    q: [f32; 3],
+    s: Splat3,
+    t: Splat3,
+    q: Splat3,
     /// 1 / clip w per vertex (perspective mode).
-    inv_w: [f32; 3],
+    inv_w: Splat3,
     /// Clip w per vertex (slope-mode LOD).
-    clip_w: [f32; 3],
+    clip_w: Splat3,
     persp_recip: PerspRecip,
     /// [`ColourRounding::FirstVertexPlane`]: planes of the primary colour's four channels
     /// and the secondary colour's three, and the offset of the sample point in the pixel.
@@ -503,8 +529,6 @@ impl Tri {
     fn new(v: &[ScreenVertex; 3], setup: &RasterSetup) -> Tri {
         let p = |i: usize| (v[i].x.0, v[i].y.0);
         let zi = [vertex_depth(v[0].z), vertex_depth(v[1].z), vertex_depth(v[2].z)];
-        let f4 = |c: [u8; 4]| [c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32];
-        let f3 = |c: [u8; 3]| [c[0] as f32, c[1] as f32, c[2] as f32];
         let mut e = [Edge::new(p(1), p(2)), Edge::new(p(2), p(0)), Edge::new(p(0), p(1))];
         if setup.triangle.sample == SamplePoint::PixelCentre {
             // Every evaluation moves by (+1, +1) sixteenths; the sum of the weights is
@@ -517,27 +541,28 @@ impl Tri {
             (setup.flat_shading || (v[0].color0 == v[1].color0 && v[0].color0 == v[2].color0)).then_some(v[2].color0);
         let c1_flat =
             (setup.flat_shading || (v[0].color1 == v[1].color1 && v[0].color1 == v[2].color1)).then_some(v[2].color1);
+        let attr = |f: &dyn Fn(&ScreenVertex) -> f32| splat3([f(&v[0]), f(&v[1]), f(&v[2])]);
         Tri {
             e,
             bias: [
-                -(right_or_flat_bottom(p(0), p(1), p(2)) as i32),
-                -(right_or_flat_bottom(p(1), p(2), p(0)) as i32),
-                -(right_or_flat_bottom(p(2), p(0), p(1)) as i32),
+                i32x4::splat(-(right_or_flat_bottom(p(0), p(1), p(2)) as i32)),
+                i32x4::splat(-(right_or_flat_bottom(p(1), p(2), p(0)) as i32)),
+                i32x4::splat(-(right_or_flat_bottom(p(2), p(0), p(1)) as i32)),
             ],
-            z: [zi[0] as f32, zi[1] as f32, zi[2] as f32],
+            z: splat3([zi[0] as f32, zi[1] as f32, zi[2] as f32]),
             // [PP DrawTriangleSlice] "All the z values are the same, no interpolation".
             z_flat: (zi[0] == zi[1] && zi[0] == zi[2]).then_some(zi[2]),
-            c0: [f4(v[0].color0), f4(v[1].color0), f4(v[2].color0)],
+            c0: std::array::from_fn(|ch| attr(&|v| v.color0[ch] as f32)),
             c0_flat,
-            c1: [f3(v[0].color1), f3(v[1].color1), f3(v[2].color1)],
+            c1: std::array::from_fn(|ch| attr(&|v| v.color1[ch] as f32)),
             c1_flat,
-            fog: [v[0].fog, v[1].fog, v[2].fog],
+            fog: attr(&|v| v.fog),
             no_fog: v[0].fog >= 1.0 && v[1].fog >= 1.0 && v[2].fog >= 1.0,
-            s: [v[0].s, v[1].s, v[2].s],
-            t: [v[0].t, v[1].t, v[2].t],
-            q: [v[0].q, v[1].q, v[2].q],
-            inv_w: if setup.perspective { [1.0 / v[0].w, 1.0 / v[1].w, 1.0 / v[2].w] } else { [1.0; 3] },
-            clip_w: [v[0].w, v[1].w, v[2].w],
+            s: attr(&|v| v.s),
+            t: attr(&|v| v.t),
+            q: attr(&|v| v.q),
+            inv_w: if setup.perspective { attr(&|v| 1.0 / v.w) } else { splat3([1.0; 3]) },
+            clip_w: attr(&|v| v.w),
             persp_recip: setup.triangle.persp_recip,
             // Both colours flat: neither the planes nor the barycentric path is read.
             planes: (setup.triangle.colour == ColourRounding::FirstVertexPlane
@@ -571,8 +596,9 @@ impl Tri {
         );
         let mut base = [self.e[0].start(min_x, min_y), self.e[1].start(min_x, min_y), self.e[2].start(min_x, min_y)];
         // [PP EdgeRecip] the weight sum is the same at every sample.
-        let wsum = base[0][0].wrapping_add(base[1][0].wrapping_add(base[2][0]));
-        let recip = 1.0f32 / wsum as f32;
+        let b0 = [base[0].to_array()[0], base[1].to_array()[0], base[2].to_array()[0]];
+        let wsum = b0[0].wrapping_add(b0[1].wrapping_add(b0[2]));
+        let recip = f32x4::splat(1.0f32 / wsum as f32);
 
         // Skip quad rows above the band without changing the grid.
         let first_row = min_y >> 4;
@@ -580,9 +606,11 @@ impl Tri {
         if setup.band_y0 > first_row + 1 {
             k0 = (setup.band_y0 - first_row) / 2;
             for (e, b) in base.iter_mut().enumerate() {
-                *b = add4(*b, step_y[e].wrapping_mul(k0));
+                *b += step_y[e].wrapping_mul(k0);
             }
         }
+        // Lanes 1 and 3 take the row's right-end term [PP DrawTriangleSlice scissor mask].
+        let right_lanes = i32x4::new([0, -1, 0, -1]);
         let mut cur_y = min_y as i64 + 32 * k0 as i64;
         while cur_y <= max_y as i64 {
             let py = (cur_y >> 4) as i32;
@@ -593,34 +621,32 @@ impl Tri {
             let band_ok = [setup.row_in_band(py), setup.row_in_band(py + 1)];
             let (mut row_min, mut row_max) = (min_x as i64, max_x as i64);
             for e in 0..3 {
-                narrow(&base[e], step_x[e], min_x as i64, &mut row_min, &mut row_max);
+                narrow(base[e], step_x[e], min_x as i64, &mut row_min, &mut row_max);
             }
             let skip = ((row_min - min_x as i64) / 32) as i32;
             let mut w = [
-                add4(base[0], step_x[0].wrapping_mul(skip)),
-                add4(base[1], step_x[1].wrapping_mul(skip)),
-                add4(base[2], step_x[2].wrapping_mul(skip)),
+                base[0] + step_x[0].wrapping_mul(skip),
+                base[1] + step_x[1].wrapping_mul(skip),
+                base[2] + step_x[2].wrapping_mul(skip),
             ];
             // [PP DrawTriangleSlice] scissor mask: lane 1/3 die past the row's right end,
             // lanes 2/3 past the bottom.
             // Rows outside the band get a negative term too, so a lane is covered exactly
             // when the OR of its terms is non-negative (no branch per lane).
             let out_of_band = band_ok.map(|ok| -i32::from(!ok));
-            let row_y = [out_of_band[0], out_of_band[1] | row_mask_y1];
+            let row_y = i32x4::new([
+                out_of_band[0],
+                out_of_band[0],
+                out_of_band[1] | row_mask_y1,
+                out_of_band[1] | row_mask_y1,
+            ]);
             let mut sc_x = (row_max - row_min - 16) as i32;
             let mut cur_x = row_min;
             while cur_x <= row_max {
-                let sc = [row_y[0], sc_x | row_y[0], row_y[1], sc_x | row_y[1]];
-                // Lane l is covered when the OR of its terms has the sign bit clear: the
-                // sign bits, shifted to bit l and OR-ed, are the uncovered lanes.
-                let m: [i32; 4] = std::array::from_fn(|l| {
-                    w[0][l].wrapping_add(self.bias[0])
-                        | w[1][l].wrapping_add(self.bias[1])
-                        | w[2][l].wrapping_add(self.bias[2])
-                        | sc[l]
-                });
-                let out: [u32; 4] = std::array::from_fn(|l| ((m[l] as u32) >> 31) << l);
-                let mask = !((out[0] | out[1]) | (out[2] | out[3])) as u8 & 15;
+                let sc = row_y | (i32x4::splat(sc_x) & right_lanes);
+                // Lane l is covered when the OR of its terms has the sign bit clear.
+                let m = (w[0] + self.bias[0]) | (w[1] + self.bias[1]) | (w[2] + self.bias[2]) | sc;
+                let mask = !m.to_bitmask() as u8 & 15;
                 if mask != 0 {
                     let (x, y) = ((cur_x >> 4) as i32, py);
                     if let Some(q) = self.shade(&w, recip, x, y, mask, setup) {
@@ -629,64 +655,70 @@ impl Tri {
                 }
                 cur_x += 32;
                 for e in 0..3 {
-                    w[e] = add4(w[e], step_x[e]);
+                    w[e] += step_x[e];
                 }
                 sc_x = sc_x.wrapping_sub(32);
             }
             cur_y += 32;
             for e in 0..3 {
-                base[e] = add4(base[e], step_y[e]);
+                base[e] += step_y[e];
             }
         }
     }
 
-    /// Interpolate every attribute for the four lanes of a quad. Depth and Gouraud colours
-    /// are converted four lanes at a time ([`cvt_round4`]), and the coverage mask is taken
-    /// from the lanes' sign bits in [`Tri::draw`] without a branch per lane. Measured
-    /// (callgrind, `replay -o`, 1 thread, PPSSPP model, whole process): 16131 375.3 ->
-    /// 368.6 M instructions, 15826 159.0 -> 158.3 M.
+    /// PPSSPP's barycentric interpolation in every lane, `((w0·a0 + w1·a1) + w2·a2)·(1/Σw)`:
+    /// the same IEEE operations in the same order as the scalar expression.
+    #[inline(always)]
+    fn lerp(wf: &[f32x4; 3], a: &Splat3, recip: f32x4) -> f32x4 {
+        Self::sum(wf, a) * recip
+    }
+
+    /// `(w0·a0 + w1·a1) + w2·a2` in every lane.
+    #[inline(always)]
+    fn sum(wf: &[f32x4; 3], a: &Splat3) -> f32x4 {
+        wf[0] * a[0] + wf[1] * a[1] + wf[2] * a[2]
+    }
+
+    /// Interpolate every attribute for the four lanes of a quad, in explicit SIMD lanes
+    /// (`wide`), so the code no longer depends on what the compiler inlines around it
+    /// (auto-vectorisation of the earlier lane arrays broke when the pixel kernel changed:
+    /// 21763 +3.7 % instructions). Every lane evaluates PPSSPP's scalar expressions with
+    /// the same IEEE operations in the same order (no fused multiply-add: `wide` has it
+    /// only as a named method). The coverage mask comes from the lanes' sign bits in
+    /// [`Tri::draw`].
     ///
     /// `None` when no lane is left after the depth tests of the rasterizer (a transform-mode
     /// depth outside 0..=65535, [`RasterSetup::depth_range`]); the other attributes are then
     /// not interpolated.
-    fn shade(&self, w: &[[i32; 4]; 3], recip: f32, x: i32, y: i32, mask: u8, setup: &RasterSetup) -> Option<Quad> {
+    #[inline]
+    fn shade(&self, w: &[i32x4; 3], recip: f32x4, x: i32, y: i32, mask: u8, setup: &RasterSetup) -> Option<Quad> {
         let (textured, persp) = (setup.textured, setup.perspective);
-        // Lane-parallel (structure of arrays) so the compiler can use SIMD; every lane
-        // still evaluates PPSSPP's exact expression ((w0·a0 + w1·a1) + w2·a2)·(1/Σw).
-        let wf: [[f32; 4]; 3] = [w[0].map(|v| v as f32), w[1].map(|v| v as f32), w[2].map(|v| v as f32)];
-        let lerp = |a: [f32; 3]| -> [f32; 4] {
-            std::array::from_fn(|l| (wf[0][l] * a[0] + wf[1][l] * a[1] + wf[2][l] * a[2]) * recip)
-        };
+        let wf = [w[0].round_float(), w[1].round_float(), w[2].round_float()];
         let mut mask = mask;
         let z = match self.z_flat {
-            Some(z) => [z; 4],
+            Some(z) => i32x4::splat(z as i32),
             None => {
-                let zi = cvt_round4(lerp(self.z));
+                let zi = cvt_round4(Self::lerp(&wf, &self.z, recip));
                 // Transform mode always applies the depth range test to the 32-bit z, so
                 // a depth outside 0..=65535 (e.g. `i32::MIN` from a NaN on a zero-area
                 // triangle) is discarded; through mode compares only the low 16 bits
                 // [PP FuncId.cpp `applyDepthRange = !isModeThrough()`, DrawPixelX86.cpp
                 // "compare all 32 of z", Rasterizer.cpp DrawTriangleSlice early-Z].
                 if persp {
-                    for (l, z) in zi.iter().enumerate() {
-                        if !(0..=0xFFFF).contains(z) {
-                            mask &= !(1 << l);
-                        }
-                    }
+                    let out = zi.simd_lt(i32x4::ZERO) | zi.simd_gt(i32x4::splat(0xFFFF));
+                    mask &= !out.to_bitmask() as u8;
                 }
-                zi.map(depth_u16)
+                zi & i32x4::splat(0xFFFF)
             }
         };
         if let Some((lo, hi)) = setup.depth_range {
-            for (l, z) in z.iter().enumerate() {
-                if *z < lo || *z > hi {
-                    mask &= !(1 << l);
-                }
-            }
+            let out = z.simd_lt(i32x4::splat(lo as i32)) | z.simd_gt(i32x4::splat(hi as i32));
+            mask &= !out.to_bitmask() as u8;
         }
         if mask == 0 {
             return None;
         }
+        let z = z.to_array().map(depth_u16);
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
         let mut c0_indefinite = [0u8; 4];
         let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
@@ -702,47 +734,49 @@ impl Tri {
                 }
             }
         } else {
-            if self.c0_flat.is_none() {
-                for ch in 0..4 {
-                    let v = cvt_round4(lerp([self.c0[0][ch], self.c0[1][ch], self.c0[2][ch]]));
-                    for ((c, ind), i) in c0.iter_mut().zip(c0_indefinite.iter_mut()).zip(v) {
-                        c[ch] = clamp_u8(i);
-                        // The "integer indefinite" of a NaN: an x86 artefact.
-                        *ind |= u8::from(i == i32::MIN) << ch;
-                    }
+            // Channels packed little-endian into one word per lane (clamped to a byte).
+            let pack = |ch: &[Splat3], ind: &mut i32x4| -> [u32; 4] {
+                let mut packed = i32x4::ZERO;
+                for (k, c) in ch.iter().enumerate() {
+                    let v = cvt_round4(Self::lerp(&wf, c, recip));
+                    // The "integer indefinite" of a NaN: an x86 artefact.
+                    *ind |= v.simd_eq(i32x4::splat(i32::MIN)) & i32x4::splat(1 << k);
+                    packed |= v.max(i32x4::ZERO).min(i32x4::splat(255)) << (8 * k as u32);
                 }
+                cast(packed)
+            };
+            if self.c0_flat.is_none() {
+                let mut ind = i32x4::ZERO;
+                let p = pack(&self.c0, &mut ind);
+                c0 = p.map(u32::to_le_bytes);
+                c0_indefinite = ind.to_array().map(|i| i as u8);
             }
             if self.c1_flat.is_none() {
-                for ch in 0..3 {
-                    let v = cvt_round4(lerp([self.c1[0][ch], self.c1[1][ch], self.c1[2][ch]]));
-                    for (c, i) in c1.iter_mut().zip(v) {
-                        c[ch] = clamp_u8(i);
-                    }
-                }
+                let mut ind = i32x4::ZERO;
+                let p = pack(&self.c1, &mut ind);
+                c1 = p.map(|p| {
+                    let b = p.to_le_bytes();
+                    [b[0], b[1], b[2]]
+                });
             }
         }
-        let fog = if self.no_fog { [255; 4] } else { clamp_fog4(lerp(self.fog)) };
+        let fog = if self.no_fog {
+            [255; 4]
+        } else {
+            clamp_fog4(Self::lerp(&wf, &self.fog, recip)).to_array().map(|f| f as u8)
+        };
         let (mut s, mut t) = ([0.0f32; 4], [0.0f32; 4]);
         if textured {
             if persp {
                 // [PP GetTextureCoordinatesProj]: weights w·(1/w), q interpolated with them
                 // (q = 1 without projection gives the plain sum bit for bit).
-                // Lane arrays, the reciprocal's rounding rule applied after the four
-                // divides, so the lanes vectorise (same operations, same order per lane).
-                let wq: [[f32; 4]; 3] = std::array::from_fn(|k| wf[k].map(|v| v * self.inv_w[k]));
-                let sum = |a: [f32; 3]| -> [f32; 4] {
-                    std::array::from_fn(|l| wq[0][l] * a[0] + wq[1][l] * a[1] + wq[2][l] * a[2])
-                };
-                let mut qr = sum(self.q).map(|q| 1.0f32 / q);
-                if self.persp_recip != PerspRecip::F32 {
-                    qr = qr.map(|r| self.persp_recip.apply(r));
-                }
-                let (sq, tq) = (sum(self.s), sum(self.t));
-                s = std::array::from_fn(|l| sq[l] * qr[l]);
-                t = std::array::from_fn(|l| tq[l] * qr[l]);
+                let wq = [wf[0] * self.inv_w[0], wf[1] * self.inv_w[1], wf[2] * self.inv_w[2]];
+                let qr = self.persp_recip.apply4(f32x4::ONE / Self::sum(&wq, &self.q));
+                s = (Self::sum(&wq, &self.s) * qr).to_array();
+                t = (Self::sum(&wq, &self.t) * qr).to_array();
             } else {
-                s = lerp(self.s);
-                t = lerp(self.t);
+                s = Self::lerp(&wf, &self.s, recip).to_array();
+                t = Self::lerp(&wf, &self.t, recip).to_array();
             }
         }
         let frags = std::array::from_fn(|l| Fragment {
@@ -758,11 +792,10 @@ impl Tri {
         });
         // [PP DrawTriangleSlice] slope mode: clip w interpolated linearly (no perspective
         // correction) at the quad's first lane, computed for every textured quad.
-        let w = if textured {
-            (wf[0][0] * self.clip_w[0] + wf[1][0] * self.clip_w[1] + wf[2][0] * self.clip_w[2]) * recip
-        } else {
-            0.0
-        };
+        let w = if textured { Self::lerp(&wf, &self.clip_w, recip).to_array()[0] } else { 0.0 };
         Some(Quad { frags, mask, w })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -56,3 +56,23 @@ proptest! {
         prop_assert!(plain.depth == fast.depth, "depth differs");
     }
 }
+
+/// [`Compare::test_lanes`] equals [`Compare::test`] lane by lane for every function, on
+/// byte and depth values (equal, adjacent and extreme ones in every lane position).
+#[test]
+fn test_lanes_equals_test() {
+    use super::super::Compare;
+    let values = [0i32, 1, 2, 127, 128, 254, 255, 256, 0x7FFF, 0x8000, 0xFFFE, 0xFFFF];
+    let mut bits = 0x0BAD_5EEDu32;
+    for code in 0..8 {
+        let f = Compare::from_code(code);
+        for _ in 0..20_000 {
+            bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let pick = |k: u32| values[((bits >> (4 * k)) % values.len() as u32) as usize];
+            let (a, b): ([i32; 4], [i32; 4]) =
+                (std::array::from_fn(|l| pick(l as u32)), std::array::from_fn(|l| pick(l as u32 + 4)));
+            let want = (0..4).fold(0u8, |m, l| m | (u8::from(f.test(a[l], b[l])) << l));
+            assert_eq!(f.test_lanes(wide::i32x4::new(a), wide::i32x4::new(b)), want, "{f:?} {a:?} {b:?}");
+        }
+    }
+}
