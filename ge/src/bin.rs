@@ -45,8 +45,11 @@
 //!   settles before showing a word to a step hook, and the executor before showing one to
 //!   an observer (the dump recorder).
 //!
-//! With one thread, on a worker thread of the pool (which must not wait for a job of its
-//! own pool), or for a flush needing the one sequential band, it is [`Binner::flush`].
+//! The caller may itself be a worker of the pool (`psprender frametests --bench` replays
+//! inside the pool, and so do the corpus tests' jobs): it never waits for a band nobody has
+//! taken, since landing draws every untaken band itself, and a band taken by another thread
+//! is being drawn, which waits for nothing. With one thread, or for a flush needing the one
+//! sequential band, it is [`Binner::flush`].
 //!
 //! Reads go through [`Memory::read_wrapping`]-style address walking (VRAM mirrors wrap,
 //! unmapped bytes read as zero); writes skip unmapped bytes and never panic.
@@ -158,7 +161,10 @@ impl<P: Send + Sync> Binner<P> {
                 let mem_ro: &Memory = mem;
                 let run =
                     || bands.par_iter().map(|b| draw_band(b, target, mem_ro, &items, draw)).collect::<Vec<Tile>>();
+                // One thread: drawn here; installing on a 1-thread pool from outside it only
+                // adds a round trip to its worker per flush.
                 let tiles = match pool {
+                    _ if threads <= 1 => bands.iter().map(|b| draw_band(b, target, mem_ro, &items, draw)).collect(),
                     Some(p) => p.install(run),
                     None => run(),
                 };
@@ -291,10 +297,9 @@ impl<P: Send + Sync + 'static> Binner<P> {
         let job = Arc::new(Behind {
             tiles: bands.iter().map(|_| Mutex::new(None)).collect(),
             bands,
-            items,
             target: *target,
             draw,
-            mem: RwLock::new(Some(mem.snapshot())),
+            input: RwLock::new(Some((mem.snapshot(), items))),
             next: AtomicUsize::new(0),
             finished: Mutex::new(0),
             all_drawn: Condvar::new(),
@@ -313,13 +318,15 @@ impl<P: Send + Sync + 'static> Binner<P> {
 }
 
 /// Whether [`Binner::flush_behind`] on `pool` draws behind the caller: with more than one
-/// thread, and not on a worker of the pool (which must not wait for a job of its own pool:
-/// with every worker waiting, nothing would run it; `rayon::spawn` inside a worker spawns
-/// into its pool).
+/// thread. On a worker of the pool too (`rayon::spawn` inside a worker spawns into its
+/// pool): the caller lands the tiles by drawing the bands no one took, so it never waits
+/// for a job that has not started. Before, a caller on a worker drew every flush as a
+/// blocking [`Binner::flush`], so `frametests --bench` (which replays on a pool worker)
+/// ran the front end and the raster one after the other.
 pub fn draws_behind(pool: Option<&Arc<rayon::ThreadPool>>) -> bool {
     match pool {
-        Some(p) => p.current_num_threads() > 1 && p.current_thread_index().is_none(),
-        None => rayon::current_num_threads() > 1 && rayon::current_thread_index().is_none(),
+        Some(p) => p.current_num_threads() > 1,
+        None => rayon::current_num_threads() > 1,
     }
 }
 
@@ -417,12 +424,12 @@ fn draw_single<P>(
 /// slot, and they land in band order.
 struct Behind<P> {
     bands: Vec<Band>,
-    items: Vec<(ClipRect, P)>,
     target: FbTarget,
     draw: fn(&P, &mut Tile, &Memory),
-    /// What the bands read (textures): a [`Memory::snapshot`] taken at the flush. Taken
-    /// out before the tiles land, so landing writes memory no snapshot shares (no copy).
-    mem: RwLock<Option<Memory>>,
+    /// What the bands read (textures): a [`Memory::snapshot`] taken at the flush, and the
+    /// primitives. Taken out before the tiles land, so landing writes memory no snapshot
+    /// shares (no copy), and a helper job that starts late (its pool busy) holds nothing.
+    input: RwLock<Option<(Memory, Vec<(ClipRect, P)>)>>,
     /// The next band to take.
     next: AtomicUsize,
     /// Each band's tile (or its drawing's panic), once drawn.
@@ -437,13 +444,13 @@ struct Behind<P> {
 impl<P> Behind<P> {
     /// Draw bands until none is left to take.
     fn help(&self) {
-        let mem = self.mem.read().unwrap_or_else(|e| e.into_inner());
-        let Some(mem) = mem.as_ref() else { return };
+        let input = self.input.read().unwrap_or_else(|e| e.into_inner());
+        let Some((mem, items)) = input.as_ref() else { return };
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             let Some(band) = self.bands.get(i) else { return };
             let tile = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                draw_band(band, &self.target, mem, &self.items, &self.draw)
+                draw_band(band, &self.target, mem, items, &self.draw)
             }));
             *self.tiles[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(tile);
             let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
@@ -481,7 +488,7 @@ impl<P: Send + Sync> Pending for Landing<P> {
             finished = job.all_drawn.wait(finished).unwrap_or_else(|e| e.into_inner());
         }
         drop(finished);
-        drop(job.mem.write().unwrap_or_else(|e| e.into_inner()).take());
+        drop(job.input.write().unwrap_or_else(|e| e.into_inner()).take());
         for (band, slot) in job.bands.iter().zip(&job.tiles) {
             match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 Some(Ok(tile)) => write_cols(&tile, band.cols, &job.target, mem),

@@ -198,6 +198,44 @@ fn flushing_behind_lands_the_serial_bytes() {
 }
 
 #[test]
+fn flushing_behind_on_pool_workers_lands_the_serial_bytes() {
+    // Callers that are workers of the pool (the bench and the corpus jobs replay there),
+    // more of them than workers, each flushing several times: every flush draws behind its
+    // caller (pending after the call), the caller draws what no worker took, and nothing
+    // waits for a job that has not started.
+    let t = target(512);
+    let cases: Vec<Vec<Prim>> = (0..6).map(|k| prims(120, 77 + k, 450)).collect();
+    let want: Vec<Vec<u8>> = cases.iter().map(|ps| reference(ps, &t)).collect();
+    for threads in [2, 3] {
+        let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool"));
+        let got: Vec<Vec<u8>> = pool.install(|| {
+            cases
+                .par_iter()
+                .map(|ps| {
+                    let mut mem = Memory::new();
+                    for (i, b) in mem.vram_mut().iter_mut().enumerate() {
+                        *b = (i % 251) as u8;
+                    }
+                    let mut bin = Binner::new(8);
+                    for chunk in ps.chunks(40) {
+                        for p in chunk {
+                            bin.push(p.r, *p);
+                        }
+                        bin.flush_behind(&t, &mut mem, Some(&pool), draw_fn, None);
+                        assert!(mem.has_pending(), "drawn behind on a worker");
+                    }
+                    mem.settle();
+                    mem.vram().to_vec()
+                })
+                .collect()
+        });
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(g == w, "case {k}, {threads} threads");
+        }
+    }
+}
+
+#[test]
 fn a_write_after_a_flush_behind_lands_after_its_tiles() {
     // The serial order: the flush's pixels, then the write over them.
     let t = target(512);
