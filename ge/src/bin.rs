@@ -211,7 +211,8 @@ impl<P: Send + Sync> Binner<P> {
         let wraps_rows = x_max as u32 >= target.stride || depth_stride.is_some_and(|z| x_max as u32 >= z);
         // Extra rows reached by x ≥ stride (x / stride rows further down).
         let past = |s: u32| x_max as u32 / s.max(1);
-        let extra = if wraps_rows && target.stride > 0 { past(target.stride).max(depth_stride.map_or(0, past)) } else { 0 };
+        let extra =
+            if wraps_rows && target.stride > 0 { past(target.stride).max(depth_stride.map_or(0, past)) } else { 0 };
         let extra = extra as i32;
         let all_rows = y_max - y_min + 1 + extra;
         let overlap = ranges_overlap(
