@@ -427,6 +427,9 @@ fn draw_single<P>(
     write_back(&tile, target, mem, overlap.then_some(&read_band(band.y0, band.rows, target, mem)));
 }
 
+/// Queued primitives with their bounds, oldest first.
+type Queued<P> = Vec<(ClipRect, P)>;
+
 /// A flush's bands drawn behind the caller: the pool's jobs and, once it needs the tiles,
 /// the caller take them one at a time ([`Behind::help`]); each tile is kept in its band's
 /// slot, and they land in band order.
@@ -437,7 +440,7 @@ struct Behind<P> {
     /// What the bands read (textures): a [`Memory::snapshot`] taken at the flush, and the
     /// primitives. Taken out before the tiles land, so landing writes memory no snapshot
     /// shares (no copy), and a helper job that starts late (its pool busy) holds nothing.
-    input: RwLock<Option<(Memory, Vec<(ClipRect, P)>)>>,
+    input: RwLock<Option<(Memory, Queued<P>)>>,
     /// The next band to take.
     next: AtomicUsize,
     /// Each band's tile (or its drawing's panic), once drawn.
