@@ -4,16 +4,17 @@
 //! rows they touch into bands of at most `band_rows` rows (with one thread aligned to
 //! multiples of `band_rows` from row 0; with more, cut where the estimated raster cost
 //! reaches an even share, `band_starts`), copies each touched band of the colour and
-//! depth buffers out of VRAM into
-//! a private [`Tile`], and lets a rayon worker draw every primitive touching the band, in
-//! submission order. Tiles are written back in band order after the parallel phase. No
+//! depth buffers out of VRAM into a private [`Tile`] (only the pixel columns its
+//! primitives cover when they are under 3/4 of a row: a window, [`Tile::window`]), and
+//! lets a rayon worker draw every primitive touching the band, in submission order.
+//! Tiles are written back in band order after the parallel phase. No
 //! band shares bytes with another, so the result is the same for any thread count and any
 //! band height.
 //!
 //! Bands are only independent when a band's pixels stay inside its own rows. Two cases
 //! break that and are drawn as one sequential band instead:
-//! * a primitive reaching x ≥ stride (the GE then writes into the following rows, which the
-//!   single band includes as extra rows);
+//! * a primitive reaching x ≥ stride, or ≥ the depth stride when depth rows are drawn (the
+//!   GE then writes into the following rows, which the single band includes as extra rows);
 //! * colour and depth buffers overlapping in memory (then only bytes that changed are
 //!   written back, colour first, so an unwritten buffer does not clobber the other).
 //!
@@ -45,8 +46,11 @@
 //!   settles before showing a word to a step hook, and the executor before showing one to
 //!   an observer (the dump recorder).
 //!
-//! With one thread, on a worker thread of the pool (which must not wait for a job of its
-//! own pool), or for a flush needing the one sequential band, it is [`Binner::flush`].
+//! The caller may itself be a worker of the pool (`psprender frametests --bench` replays
+//! inside the pool, and so do the corpus tests' jobs): it never waits for a band nobody has
+//! taken, since landing draws every untaken band itself, and a band taken by another thread
+//! is being drawn, which waits for nothing. With one thread, or for a flush needing the one
+//! sequential band, it is [`Binner::flush`].
 //!
 //! Reads go through [`Memory::read_wrapping`]-style address walking (VRAM mirrors wrap,
 //! unmapped bytes read as zero); writes skip unmapped bytes and never panic.
@@ -158,7 +162,10 @@ impl<P: Send + Sync> Binner<P> {
                 let mem_ro: &Memory = mem;
                 let run =
                     || bands.par_iter().map(|b| draw_band(b, target, mem_ro, &items, draw)).collect::<Vec<Tile>>();
+                // One thread: drawn here; installing on a 1-thread pool from outside it only
+                // adds a round trip to its worker per flush.
                 let tiles = match pool {
+                    _ if threads <= 1 => bands.iter().map(|b| draw_band(b, target, mem_ro, &items, draw)).collect(),
                     Some(p) => p.install(run),
                     None => run(),
                 };
@@ -197,9 +204,16 @@ impl<P: Send + Sync> Binner<P> {
         let x_max = live.iter().map(|(b, _)| b.x1).max().unwrap_or(0);
 
         let bpp = target.fmt.bpp();
-        let wraps_rows = x_max as u32 >= target.stride;
+        // Depth rows count too: with a depth stride narrower than the reach, depth pixels
+        // ran into the next band's rows and the bytes hung on where bands were cut, which
+        // depends on the thread count (`narrow_bands_are_copied_as_windows_with_the_same_bytes`).
+        let depth_stride = (target.zstride > 0).then_some(target.zstride);
+        let wraps_rows = x_max as u32 >= target.stride || depth_stride.is_some_and(|z| x_max as u32 >= z);
         // Extra rows reached by x ≥ stride (x / stride rows further down).
-        let extra = if wraps_rows && target.stride > 0 { x_max as u32 / target.stride } else { 0 } as i32;
+        let past = |s: u32| x_max as u32 / s.max(1);
+        let extra =
+            if wraps_rows && target.stride > 0 { past(target.stride).max(depth_stride.map_or(0, past)) } else { 0 };
+        let extra = extra as i32;
         let all_rows = y_max - y_min + 1 + extra;
         let overlap = ranges_overlap(
             target.color_addr.wrapping_add(row_bytes(y_min, target.stride, bpp)),
@@ -291,10 +305,9 @@ impl<P: Send + Sync + 'static> Binner<P> {
         let job = Arc::new(Behind {
             tiles: bands.iter().map(|_| Mutex::new(None)).collect(),
             bands,
-            items,
             target: *target,
             draw,
-            mem: RwLock::new(Some(mem.snapshot())),
+            input: RwLock::new(Some((mem.snapshot(), items))),
             next: AtomicUsize::new(0),
             finished: Mutex::new(0),
             all_drawn: Condvar::new(),
@@ -313,13 +326,15 @@ impl<P: Send + Sync + 'static> Binner<P> {
 }
 
 /// Whether [`Binner::flush_behind`] on `pool` draws behind the caller: with more than one
-/// thread, and not on a worker of the pool (which must not wait for a job of its own pool:
-/// with every worker waiting, nothing would run it; `rayon::spawn` inside a worker spawns
-/// into its pool).
+/// thread. On a worker of the pool too (`rayon::spawn` inside a worker spawns into its
+/// pool): the caller lands the tiles by drawing the bands no one took, so it never waits
+/// for a job that has not started. Before, a caller on a worker drew every flush as a
+/// blocking [`Binner::flush`], so `frametests --bench` (which replays on a pool worker)
+/// ran the front end and the raster one after the other.
 pub fn draws_behind(pool: Option<&Arc<rayon::ThreadPool>>) -> bool {
     match pool {
-        Some(p) => p.current_num_threads() > 1 && p.current_thread_index().is_none(),
-        None => rayon::current_num_threads() > 1 && rayon::current_thread_index().is_none(),
+        Some(p) => p.current_num_threads() > 1,
+        None => rayon::current_num_threads() > 1,
     }
 }
 
@@ -408,21 +423,24 @@ fn draw_single<P>(
     items: &[(ClipRect, P)],
     draw: &(dyn Fn(&P, &mut Tile, &Memory) + Sync),
 ) {
-    let tile = draw_band(band, target, mem, items, draw);
+    let tile = draw_prims(read_band(band.y0, band.rows, target, mem), &band.prims, items, mem, draw);
     write_back(&tile, target, mem, overlap.then_some(&read_band(band.y0, band.rows, target, mem)));
 }
+
+/// Queued primitives with their bounds, oldest first.
+type Queued<P> = Vec<(ClipRect, P)>;
 
 /// A flush's bands drawn behind the caller: the pool's jobs and, once it needs the tiles,
 /// the caller take them one at a time ([`Behind::help`]); each tile is kept in its band's
 /// slot, and they land in band order.
 struct Behind<P> {
     bands: Vec<Band>,
-    items: Vec<(ClipRect, P)>,
     target: FbTarget,
     draw: fn(&P, &mut Tile, &Memory),
-    /// What the bands read (textures): a [`Memory::snapshot`] taken at the flush. Taken
-    /// out before the tiles land, so landing writes memory no snapshot shares (no copy).
-    mem: RwLock<Option<Memory>>,
+    /// What the bands read (textures): a [`Memory::snapshot`] taken at the flush, and the
+    /// primitives. Taken out before the tiles land, so landing writes memory no snapshot
+    /// shares (no copy), and a helper job that starts late (its pool busy) holds nothing.
+    input: RwLock<Option<(Memory, Queued<P>)>>,
     /// The next band to take.
     next: AtomicUsize,
     /// Each band's tile (or its drawing's panic), once drawn.
@@ -437,13 +455,13 @@ struct Behind<P> {
 impl<P> Behind<P> {
     /// Draw bands until none is left to take.
     fn help(&self) {
-        let mem = self.mem.read().unwrap_or_else(|e| e.into_inner());
-        let Some(mem) = mem.as_ref() else { return };
+        let input = self.input.read().unwrap_or_else(|e| e.into_inner());
+        let Some((mem, items)) = input.as_ref() else { return };
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             let Some(band) = self.bands.get(i) else { return };
             let tile = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                draw_band(band, &self.target, mem, &self.items, &self.draw)
+                draw_band(band, &self.target, mem, items, &self.draw)
             }));
             *self.tiles[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(tile);
             let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
@@ -481,7 +499,7 @@ impl<P: Send + Sync> Pending for Landing<P> {
             finished = job.all_drawn.wait(finished).unwrap_or_else(|e| e.into_inner());
         }
         drop(finished);
-        drop(job.mem.write().unwrap_or_else(|e| e.into_inner()).take());
+        drop(job.input.write().unwrap_or_else(|e| e.into_inner()).take());
         for (band, slot) in job.bands.iter().zip(&job.tiles) {
             match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 Some(Ok(tile)) => write_cols(&tile, band.cols, &job.target, mem),
@@ -495,7 +513,8 @@ impl<P: Send + Sync> Pending for Landing<P> {
     }
 }
 
-/// Copy a band out of memory, draw its primitives in order, return the tile.
+/// Copy a band of a [`Plan::Bands`] out of memory (a window of its columns when they are
+/// few, [`window_of`]), draw its primitives in order, return the tile.
 fn draw_band<P>(
     band: &Band,
     target: &FbTarget,
@@ -503,8 +522,22 @@ fn draw_band<P>(
     items: &[(ClipRect, P)],
     draw: &(dyn Fn(&P, &mut Tile, &Memory) + Sync),
 ) -> Tile {
-    let mut tile = read_band(band.y0, band.rows, target, mem);
-    for &i in &band.prims {
+    let tile = match window_of(band.cols, target) {
+        Some(w) => read_window(band.y0, band.rows, w, target, mem),
+        None => read_band(band.y0, band.rows, target, mem),
+    };
+    draw_prims(tile, &band.prims, items, mem, draw)
+}
+
+/// Draw primitives `prims` of `items` into `tile`, in order.
+fn draw_prims<P>(
+    mut tile: Tile,
+    prims: &[u32],
+    items: &[(ClipRect, P)],
+    mem: &Memory,
+    draw: &(dyn Fn(&P, &mut Tile, &Memory) + Sync),
+) -> Tile {
+    for &i in prims {
         if let Some((_, p)) = items.get(i as usize) {
             draw(p, &mut tile, mem);
         }
@@ -512,37 +545,65 @@ fn draw_band<P>(
     tile
 }
 
+/// The columns `(first, count)` a band with primitives in pixel columns `cols` is copied
+/// in, or `None` for whole rows: a window when the columns are under 3/4 of a row (as
+/// [`write_rows`] writes back) and inside both strides (pixels past a stride run into the
+/// next row, which only whole rows hold).
+fn window_of(cols: (u32, u32), target: &FbTarget) -> Option<(i32, u32)> {
+    let (first, last) = cols;
+    let inside = last < target.stride && (target.zstride == 0 || last < target.zstride);
+    let width = last.checked_sub(first)? + 1;
+    (inside && u64::from(width) * 4 < u64::from(target.stride) * 3).then_some((first as i32, width))
+}
+
 fn read_band(y0: i32, rows: i32, target: &FbTarget, mem: &Memory) -> Tile {
     let bpp = target.fmt.bpp();
     let r = rows.max(0) as usize;
     // Built by copying, not zero-filled first: the zeroing cost as much as the copy (posed
     // p01ex00 bench, callgrind: 49.7 M of 1 641 M in Tile::new's memset).
-    Tile {
-        y0,
-        rows,
-        fmt: target.fmt,
-        stride: target.stride,
-        zstride: target.zstride,
-        color: read_vec(
-            mem,
-            target.color_addr.wrapping_add(row_bytes(y0, target.stride, bpp)),
-            r * target.stride as usize * bpp as usize,
-        ),
-        depth: read_vec(
-            mem,
-            target.depth_addr.wrapping_add(row_bytes(y0, target.zstride, 2)),
-            r * target.zstride as usize * 2,
-        ),
-    }
+    let mut color = Vec::new();
+    read_into(
+        mem,
+        target.color_addr.wrapping_add(row_bytes(y0, target.stride, bpp)),
+        r * target.stride as usize * bpp as usize,
+        &mut color,
+    );
+    let mut depth = Vec::new();
+    read_into(
+        mem,
+        target.depth_addr.wrapping_add(row_bytes(y0, target.zstride, 2)),
+        r * target.zstride as usize * 2,
+        &mut depth,
+    );
+    Tile::whole(y0, rows, target.fmt, target.stride, target.zstride, color, depth)
 }
 
-/// `len` bytes from `addr`, walking the address map like [`Memory::read_wrapping`] but in
-/// contiguous runs (unmapped bytes read as 0).
-fn read_vec(mem: &Memory, addr: u32, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    while out.len() < len {
-        let a = addr.wrapping_add(out.len() as u32);
-        let n = run_len(a).min(len - out.len());
+/// [`read_band`] of columns `x0..x0 + width` only ([`Tile::window`]).
+fn read_window(y0: i32, rows: i32, (x0, width): (i32, u32), target: &FbTarget, mem: &Memory) -> Tile {
+    let bpp = target.fmt.bpp();
+    let r = rows.max(0) as u32;
+    let mut color = Vec::with_capacity((r * width * bpp) as usize);
+    let mut depth = Vec::with_capacity((r * width * 2) as usize * usize::from(target.zstride > 0));
+    for row in 0..r {
+        let y = y0.wrapping_add(row as i32);
+        let at = row_bytes(y, target.stride, bpp).wrapping_add(x0 as u32 * bpp);
+        read_into(mem, target.color_addr.wrapping_add(at), (width * bpp) as usize, &mut color);
+        if target.zstride > 0 {
+            let at = row_bytes(y, target.zstride, 2).wrapping_add(x0 as u32 * 2);
+            read_into(mem, target.depth_addr.wrapping_add(at), (width * 2) as usize, &mut depth);
+        }
+    }
+    Tile::window(y0, rows, target.fmt, (target.stride, target.zstride), (x0, width), color, depth)
+}
+
+/// `len` bytes from `addr`, appended to `out`, walking the address map like
+/// [`Memory::read_wrapping`] but in contiguous runs (unmapped bytes read as 0).
+fn read_into(mem: &Memory, addr: u32, len: usize, out: &mut Vec<u8>) {
+    out.reserve(len);
+    let (base, end) = (out.len(), out.len() + len);
+    while out.len() < end {
+        let a = addr.wrapping_add((out.len() - base) as u32);
+        let n = run_len(a).min(end - out.len());
         if n == 0 {
             // Unmapped byte.
             out.push(0);
@@ -557,7 +618,6 @@ fn read_vec(mem: &Memory, addr: u32, len: usize) -> Vec<u8> {
             }
         }
     }
-    out
 }
 
 /// Write a tile back. With `orig`, only bytes that differ from it are written.
@@ -577,9 +637,23 @@ fn write_back(tile: &Tile, target: &FbTarget, mem: &mut Memory, orig: Option<&Ti
     }
 }
 
-/// Write back a band's tile in pixel columns `cols` only ([`Band::cols`]).
+/// Write back a band's tile in pixel columns `cols` only ([`Band::cols`]): a window
+/// ([`Tile::window`]) holds no others.
 fn write_cols(tile: &Tile, cols: (u32, u32), target: &FbTarget, mem: &mut Memory) {
     let bpp = target.fmt.bpp();
+    if tile.is_window() {
+        let (width, zwidth) = tile.pitches();
+        let x0 = tile.x0 as u32;
+        for (row, data) in tile.color.chunks_exact((width * bpp).max(1) as usize).enumerate() {
+            let at = row_bytes(tile.y0.wrapping_add(row as i32), target.stride, bpp).wrapping_add(x0 * bpp);
+            write_bytes(mem, target.color_addr.wrapping_add(at), data);
+        }
+        for (row, data) in tile.depth.chunks_exact((zwidth * 2).max(1) as usize).enumerate() {
+            let at = row_bytes(tile.y0.wrapping_add(row as i32), target.zstride, 2).wrapping_add(x0 * 2);
+            write_bytes(mem, target.depth_addr.wrapping_add(at), data);
+        }
+        return;
+    }
     let caddr = target.color_addr.wrapping_add(row_bytes(tile.y0, target.stride, bpp));
     let zaddr = target.depth_addr.wrapping_add(row_bytes(tile.y0, target.zstride, 2));
     write_rows(mem, caddr, &tile.color, target.stride * bpp, cols, bpp);

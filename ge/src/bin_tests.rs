@@ -91,6 +91,32 @@ fn deterministic_across_threads_and_bands() {
 }
 
 #[test]
+fn narrow_bands_are_copied_as_windows_with_the_same_bytes() {
+    // Prims in columns 40..=200 of 512: their bands are copied out and back as windows.
+    let t = target(512);
+    let ps: Vec<Prim> = prims(300, 2024, 100)
+        .into_iter()
+        .map(|p| Prim { r: ClipRect { x0: p.r.x0 + 40, x1: p.r.x1 + 40, ..p.r }, ..p })
+        .collect();
+    let band = Band { y0: 0, rows: 16, prims: vec![], cols: (40, 200) };
+    assert_eq!(window_of(band.cols, &t), Some((40, 161)));
+    let want = reference(&ps, &t);
+    for (threads, rows) in [(1, 8), (2, 16), (3, 5)] {
+        assert!(run(&ps, &t, threads, rows) == want, "{threads} threads, {rows} rows");
+        assert!(run_behind(&ps, &t, threads, |_| {}) == want, "{threads} threads behind");
+    }
+    // No depth rows (zstride 0): the window holds colour only.
+    let flat = FbTarget { zstride: 0, ..t };
+    assert!(run(&ps, &flat, 2, 16) == reference(&ps, &flat));
+    // A depth stride ending inside the columns: whole rows, whose depth pixels past the
+    // stride run into the next row.
+    let narrow_depth = FbTarget { zstride: 128, ..t };
+    assert_eq!(window_of(band.cols, &narrow_depth), None);
+    assert_eq!(window_of((0, 400), &t), None, "most of a row: whole rows");
+    assert!(run(&ps, &narrow_depth, 2, 16) == reference(&ps, &narrow_depth));
+}
+
+#[test]
 fn crowded_rows_are_cut_into_balanced_bands() {
     // 400 small prims in rows 100..=111 and one tall one: with 2 threads the crowded
     // rows are cut into several bands (1 thread: the aligned 16-row bands), and the
@@ -198,6 +224,44 @@ fn flushing_behind_lands_the_serial_bytes() {
 }
 
 #[test]
+fn flushing_behind_on_pool_workers_lands_the_serial_bytes() {
+    // Callers that are workers of the pool (the bench and the corpus jobs replay there),
+    // more of them than workers, each flushing several times: every flush draws behind its
+    // caller (pending after the call), the caller draws what no worker took, and nothing
+    // waits for a job that has not started.
+    let t = target(512);
+    let cases: Vec<Vec<Prim>> = (0..6).map(|k| prims(120, 77 + k, 450)).collect();
+    let want: Vec<Vec<u8>> = cases.iter().map(|ps| reference(ps, &t)).collect();
+    for threads in [2, 3] {
+        let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool"));
+        let got: Vec<Vec<u8>> = pool.install(|| {
+            cases
+                .par_iter()
+                .map(|ps| {
+                    let mut mem = Memory::new();
+                    for (i, b) in mem.vram_mut().iter_mut().enumerate() {
+                        *b = (i % 251) as u8;
+                    }
+                    let mut bin = Binner::new(8);
+                    for chunk in ps.chunks(40) {
+                        for p in chunk {
+                            bin.push(p.r, *p);
+                        }
+                        bin.flush_behind(&t, &mut mem, Some(&pool), draw_fn, None);
+                        assert!(mem.has_pending(), "drawn behind on a worker");
+                    }
+                    mem.settle();
+                    mem.vram().to_vec()
+                })
+                .collect()
+        });
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(g == w, "case {k}, {threads} threads");
+        }
+    }
+}
+
+#[test]
 fn a_write_after_a_flush_behind_lands_after_its_tiles() {
     // The serial order: the flush's pixels, then the write over them.
     let t = target(512);
@@ -235,6 +299,12 @@ fn wrapping_io_never_panics() {
     let data = vec![0xEEu8; 64];
     write_bytes(&mut mem, 0x0480_0000 - 16, &data); // end of the VRAM window
     write_bytes(&mut mem, 0xFFFF_FFF0, &data); // unmapped, wraps the address space
+    let read_vec = |mem: &Memory, addr: u32, len: usize| {
+        let mut out = vec![0xAA];
+        read_into(mem, addr, len, &mut out);
+        assert_eq!(out.remove(0), 0xAA, "appended");
+        out
+    };
     let out = read_vec(&mem, 0x0480_0000 - 16, 64);
     assert_eq!(&out[..16], &[0xEE; 16]);
     assert_eq!(&out[16..], &[0; 48]);

@@ -289,7 +289,7 @@ impl DrawContext {
             self.flush_behind(mem);
         }
         let pool = self.pool.clone();
-        let fork = fork::Fork::new(pool.as_deref()).serial_while(mem.has_pending());
+        let fork = fork::Fork::new(pool.as_deref()).for_caller().serial_while(mem.has_pending());
         let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut self.scratch, imm, fork };
         f(&mut self.asm, &mut sink);
         let mut shapes = std::mem::take(&mut self.scratch.pending);
@@ -391,7 +391,7 @@ impl DrawContext {
 
     /// Where the front end forks ([`fork`]): the raster pool, unless a flush is drawing there.
     fn fork(&self, mem: &Memory) -> fork::Fork<'_> {
-        fork::Fork::new(self.pool.as_deref()).serial_while(mem.has_pending())
+        fork::Fork::new(self.pool.as_deref()).for_caller().serial_while(mem.has_pending())
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

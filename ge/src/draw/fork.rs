@@ -12,7 +12,13 @@
 //!
 //! Below [`MIN_PARALLEL`] elements, or with one thread, nothing forks: a rayon fork costs
 //! a few microseconds, about what 20–40 triangles of clipping cost (11216: 1 035 patch
-//! draws of a few hundred vertices each).
+//! draws of a few hundred vertices each). That is a fork on a worker of the pool. From a
+//! thread outside it (`replay`, the viewer, `Ge::set_threads`) each fork is an `install`:
+//! the caller sleeps on a latch and a sleeping worker is woken, two futex round trips and
+//! two context switches at least. 11216 (PPSSPP model, `replay` on the 2-thread global
+//! pool) made 8 630 context switches a frame that way (1 thread: 128) and used 179 ms of
+//! CPU for 108 ms of work (`perf stat`, 5 runs); its patch draws fork three times each.
+//! Such a caller splits only from [`MIN_PARALLEL_OUTSIDE`] elements.
 //!
 //! Measured (callgrind, `replay` with 2 global-pool threads, PPSSPP model): the main
 //! thread's share of 11216's instructions went from 52.5% to 25.5% (732 → 340 M of
@@ -22,8 +28,11 @@
 
 use rayon::prelude::*;
 
-/// Elements (vertices or triangles) a stage needs before it is split.
+/// Elements (vertices or triangles) a stage needs before it is split, on a worker of the pool.
 pub(crate) const MIN_PARALLEL: usize = 128;
+/// [`MIN_PARALLEL`] for a caller outside the pool, whose every fork wakes a worker and
+/// sleeps until it is done.
+pub(crate) const MIN_PARALLEL_OUTSIDE: usize = 2048;
 /// Elements per parallel chunk: large enough to amortize a rayon task.
 pub(crate) const CHUNK: usize = 64;
 
@@ -33,11 +42,24 @@ pub(crate) struct Fork<'p> {
     pool: Option<&'p rayon::ThreadPool>,
     /// Split nothing: the pool is drawing a flush behind the front end.
     serial: bool,
+    /// Fewest elements worth splitting: [`MIN_PARALLEL`] on a worker of the pool,
+    /// [`MIN_PARALLEL_OUTSIDE`] elsewhere.
+    min: usize,
 }
 
 impl<'p> Fork<'p> {
     pub(crate) fn new(pool: Option<&'p rayon::ThreadPool>) -> Self {
-        Fork { pool, serial: false }
+        Fork { pool, serial: false, min: MIN_PARALLEL }
+    }
+
+    /// This fork for the calling thread: from outside the pool it splits only from
+    /// [`MIN_PARALLEL_OUTSIDE`] elements (each fork there is a cross-thread round trip).
+    pub(crate) fn for_caller(self) -> Self {
+        let inside = match self.pool {
+            Some(p) => p.current_thread_index().is_some(),
+            None => rayon::current_thread_index().is_some(),
+        };
+        Fork { min: if inside { MIN_PARALLEL } else { MIN_PARALLEL_OUTSIDE }, ..self }
     }
 
     /// This fork, splitting nothing while `raster_pending`: a flush rasterizing behind
@@ -58,7 +80,7 @@ impl<'p> Fork<'p> {
 
     /// Whether `n` elements are worth splitting.
     pub(crate) fn splits(&self, n: usize) -> bool {
-        !self.serial && n >= MIN_PARALLEL && self.threads() > 1
+        !self.serial && n >= self.min && self.threads() > 1
     }
 
     /// Run `f` on the pool (its parallel iterators then use the pool's threads).
