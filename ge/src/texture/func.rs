@@ -121,9 +121,57 @@ pub fn add_secondary(c: [i32; 4], sec: [u8; 3]) -> [u8; 4] {
     [cl(c[0] + sec[0] as i32), cl(c[1] + sec[1] as i32), cl(c[2] + sec[2] as i32), cl(c[3])]
 }
 
+/// [`add_secondary`]`(`[`apply`]`(MODULATE))` in unsigned arithmetic, for the per-draw
+/// shaders: every term is non-negative, so the divisions by 256 are shifts and only the
+/// upper clamp can apply (`modulate_and_replace_equal_apply`).
+#[inline(always)]
+pub fn modulate(f: &TexFuncState, p: [u8; 4], sec: [u8; 3], t: [u8; 4]) -> [u8; 4] {
+    let dbl = if f.doubling { 2 } else { 1 };
+    let c = |i: usize| ((((p[i] as u32 + 1) * t[i] as u32 * dbl) >> 8) + sec[i] as u32).min(255) as u8;
+    let a = if f.rgba { (((p[3] as u32 + 1) * t[3] as u32) >> 8) as u8 } else { p[3] };
+    [c(0), c(1), c(2), a]
+}
+
+/// [`add_secondary`]`(`[`apply`]`(REPLACE))` in unsigned arithmetic, as [`modulate`].
+#[inline(always)]
+pub fn replace(f: &TexFuncState, p: [u8; 4], sec: [u8; 3], t: [u8; 4]) -> [u8; 4] {
+    let dbl = if f.doubling { 2 } else { 1 };
+    let c = |i: usize| (t[i] as u32 * dbl + sec[i] as u32).min(255) as u8;
+    [c(0), c(1), c(2), if f.rgba { t[3] } else { p[3] }]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The unsigned forms equal the reference for random colours, every alpha/doubling
+    /// combination, and the extremes.
+    #[test]
+    fn modulate_and_replace_equal_apply() {
+        let mut x = 0x3C6E_F372u32;
+        let edges = [0u8, 1, 127, 128, 254, 255];
+        for round in 0..400_000u32 {
+            let mut byte = |k: u32| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                if round % 4 == 0 {
+                    edges[((x >> 3) as usize + k as usize) % edges.len()]
+                } else {
+                    x as u8
+                }
+            };
+            let p = [byte(0), byte(1), byte(2), byte(3)];
+            let t = [byte(4), byte(5), byte(6), byte(7)];
+            let sec = [byte(8), byte(9), byte(10)];
+            for (rgba, doubling) in [(false, false), (false, true), (true, false), (true, true)] {
+                let m = TexFuncState { func: TexFunc::Modulate, rgba, doubling, env: [0; 3] };
+                assert_eq!(modulate(&m, p, sec, t), add_secondary(apply(&m, p, t), sec), "{m:?} {p:?} {t:?} {sec:?}");
+                let r = TexFuncState { func: TexFunc::Replace, ..m };
+                assert_eq!(replace(&r, p, sec, t), add_secondary(apply(&r, p, t), sec), "{r:?} {p:?} {t:?} {sec:?}");
+            }
+        }
+    }
 
     fn f(func: TexFunc, rgba: bool, doubling: bool) -> TexFuncState {
         TexFuncState { func, rgba, doubling, env: [0x10, 0x80, 0xF0] }

@@ -33,7 +33,7 @@ use super::filter::{self, Level};
 use super::format::{self, Format};
 use super::func::{self, TexFunc};
 use super::{lod, TexFormat, TextureState};
-use crate::geom::Quad;
+use crate::geom::{Fragment, Quad};
 use crate::mem::Memory;
 
 /// The texture stage for the quads of one primitive in one band.
@@ -135,18 +135,17 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
     // shader measured 4 % more instructions on 16131 (callgrind).
     let l = &sh.level;
     if LINEAR {
-        let ((u0, u1, fu), (v0, v1, fv)) = (l.u.linear4(s), l.v.linear4(t));
+        let texels = filter::bilinear4::<F>(l, s, t, q.mask);
         for (i, f) in q.frags.iter().enumerate() {
             if q.mask & (1 << i) != 0 {
-                let texel = filter::bilinear_at::<F>(l, (u0[i], u1[i], fu[i]), (v0[i], v1[i], fv[i]));
-                out[i] = super::stage_texel(st, &fs, f, texel);
+                out[i] = stage::<FUNC>(st, &fs, f, texels[i]);
             }
         }
     } else {
         let (u, v) = (l.u.nearest4(s), l.v.nearest4(t));
         for (i, f) in q.frags.iter().enumerate() {
             if q.mask & (1 << i) != 0 {
-                out[i] = super::stage_texel(st, &fs, f, F::fetch(&l.src, u[i], v[i]));
+                out[i] = stage::<FUNC>(st, &fs, f, F::fetch(&l.src, u[i], v[i]));
             }
         }
     }
@@ -158,20 +157,14 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
 /// `Axis::linear4`: per lane the arithmetic of `filter::nearest` / `filter::bilinear`).
 #[inline(always)]
 fn filter_lanes<F: Format>(l: &Level, s: &[f32; 4], t: &[f32; 4], mask: u8, linear: bool) -> [[u8; 4]; 4] {
-    let mut out = [[0u8; 4]; 4];
     if linear {
-        let ((u0, u1, fu), (v0, v1, fv)) = (l.u.linear4(*s), l.v.linear4(*t));
-        for (i, o) in out.iter_mut().enumerate() {
-            if mask & (1 << i) != 0 {
-                *o = filter::bilinear_at::<F>(l, (u0[i], u1[i], fu[i]), (v0[i], v1[i], fv[i]));
-            }
-        }
-    } else {
-        let (u, v) = (l.u.nearest4(*s), l.v.nearest4(*t));
-        for (i, o) in out.iter_mut().enumerate() {
-            if mask & (1 << i) != 0 {
-                *o = F::fetch(&l.src, u[i], v[i]);
-            }
+        return filter::bilinear4::<F>(l, *s, *t, mask);
+    }
+    let mut out = [[0u8; 4]; 4];
+    let (u, v) = (l.u.nearest4(*s), l.v.nearest4(*t));
+    for (i, o) in out.iter_mut().enumerate() {
+        if mask & (1 << i) != 0 {
+            *o = F::fetch(&l.src, u[i], v[i]);
         }
     }
     out
@@ -258,6 +251,18 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
     }
 }
 
+/// [`super::stage_texel`] with the function `FUNC`: MODULATE and REPLACE in unsigned
+/// arithmetic ([`func::modulate`], [`func::replace`]) unless the primary colour has
+/// indefinite channels.
+#[inline(always)]
+fn stage<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, f: &Fragment, texel: [u8; 4]) -> [u8; 4] {
+    match FUNC {
+        MODULATE if f.color0_indefinite == 0 => func::modulate(fs, f.color0, f.color1, texel),
+        REPLACE if f.color0_indefinite == 0 => func::replace(fs, f.color0, f.color1, texel),
+        _ => super::stage_texel(st, fs, f, texel),
+    }
+}
+
 /// The function `FUNC` fixed in the draw's texture-function state.
 #[inline(always)]
 fn fixed_func<const FUNC: u8>(st: &TextureState) -> func::TexFuncState {
@@ -294,7 +299,7 @@ fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 
     let mut out = [[0u8; 4]; 4];
     for (i, f) in q.frags.iter().enumerate() {
         if q.mask & (1 << i) != 0 {
-            out[i] = super::stage_texel(st, &fs, f, texels[i]);
+            out[i] = stage::<FUNC>(st, &fs, f, texels[i]);
         }
     }
     out
