@@ -125,7 +125,6 @@ const ADD: u8 = 4;
 fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
     let st = sh.st;
     let fs = fixed_func::<FUNC>(st);
-    let mut out = [[0u8; 4]; 4];
     // Texel coordinates of all four lanes at once (the same arithmetic per lane as
     // `filter::nearest` / `filter::bilinear`, as lane arrays so it vectorises; uncovered
     // lanes are converted too and never read).
@@ -134,22 +133,19 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
     // Written out here rather than through `filter_lanes`: with that call (inlined) the
     // shader measured 4 % more instructions on 16131 (callgrind).
     let l = &sh.level;
-    if LINEAR {
-        let texels = filter::bilinear4::<F>(l, s, t, q.mask);
-        for (i, f) in q.frags.iter().enumerate() {
-            if q.mask & (1 << i) != 0 {
-                out[i] = stage::<FUNC>(st, &fs, f, texels[i]);
-            }
-        }
+    let texels = if LINEAR {
+        filter::bilinear4::<F>(l, s, t, q.mask)
     } else {
         let (u, v) = (l.u.nearest4(s), l.v.nearest4(t));
-        for (i, f) in q.frags.iter().enumerate() {
+        let mut texels = [[0u8; 4]; 4];
+        for (i, c) in texels.iter_mut().enumerate() {
             if q.mask & (1 << i) != 0 {
-                out[i] = stage::<FUNC>(st, &fs, f, F::fetch(&l.src, u[i], v[i]));
+                *c = F::fetch(&l.src, u[i], v[i]);
             }
         }
-    }
-    out
+        texels
+    };
+    stage4::<FUNC>(st, &fs, q, &texels)
 }
 
 /// The texels of the lanes in `mask` from level `l`, bilinear or nearest, with the texel
@@ -263,6 +259,32 @@ fn stage<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, f: &Fragmen
     }
 }
 
+/// [`stage`] for the covered lanes of `q` (uncovered lanes are unspecified), MODULATE as
+/// lanes ([`func::modulate4`]) with the reference for fragments whose primary colour has
+/// indefinite channels.
+#[inline(always)]
+fn stage4<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, q: &Quad, texels: &[[u8; 4]; 4]) -> [[u8; 4]; 4] {
+    let f = &q.frags;
+    if FUNC == MODULATE {
+        let p = [f[0].color0, f[1].color0, f[2].color0, f[3].color0];
+        let sec = [f[0].color1, f[1].color1, f[2].color1, f[3].color1].map(|c| [c[0], c[1], c[2], 0]);
+        let mut out = func::modulate4(fs, &p, &sec, texels);
+        for (i, f) in f.iter().enumerate() {
+            if q.mask & (1 << i) != 0 && f.color0_indefinite != 0 {
+                out[i] = super::stage_texel(st, fs, f, texels[i]);
+            }
+        }
+        return out;
+    }
+    let mut out = [[0u8; 4]; 4];
+    for (i, f) in f.iter().enumerate() {
+        if q.mask & (1 << i) != 0 {
+            out[i] = stage::<FUNC>(st, fs, f, texels[i]);
+        }
+    }
+    out
+}
+
 /// The function `FUNC` fixed in the draw's texture-function state.
 #[inline(always)]
 fn fixed_func<const FUNC: u8>(st: &TextureState) -> func::TexFuncState {
@@ -296,13 +318,7 @@ fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 
     } else {
         sample_levels_lanes::<F>(sh, &st.level(sh.mem, lod.level as usize), &s, &t, q.mask, lod)
     };
-    let mut out = [[0u8; 4]; 4];
-    for (i, f) in q.frags.iter().enumerate() {
-        if q.mask & (1 << i) != 0 {
-            out[i] = stage::<FUNC>(st, &fs, f, texels[i]);
-        }
-    }
-    out
+    stage4::<FUNC>(st, &fs, q, &texels)
 }
 
 #[cfg(test)]
