@@ -46,6 +46,29 @@ pub fn dxt_color<const N: usize>(block: &[u8; N], x: u32, y: u32, alpha: u8) -> 
     [rgb[0] as u8, rgb[1] as u8, rgb[2] as u8, alpha]
 }
 
+/// The colour index of texel (x, y) of a DXT colour block (as [`dxt_color`] reads it).
+#[inline(always)]
+pub fn dxt_index(block: &[u8; 8], x: u32, y: u32) -> usize {
+    ((block[y as usize & 3] >> ((x & 3) * 2)) & 3) as usize
+}
+
+/// The four colours of a DXT1 block by index, spread for the bilinear filter: entry i is
+/// `spread(`[`dxt1_texel`]`)` of a texel with index i (`dxt1_palette_equals_the_texels`).
+/// The bilinear taps that share a block decode it once (`format::FDxt1::taps`).
+#[inline(always)]
+pub fn dxt1_palette(block: &[u8; 8]) -> [u64; 4] {
+    let c1 = u16::from_le_bytes([block[4], block[5]]);
+    let c2 = u16::from_le_bytes([block[6], block[7]]);
+    let (e1, e2) = (endpoint(c1), endpoint(c2));
+    let wide = |c: [u32; 3], a: u64| c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | a << 48;
+    let (m2, m3) = if c1 > c2 {
+        (wide([0, 1, 2].map(|i| (2 * e1[i] + e2[i]) / 3), 255), wide([0, 1, 2].map(|i| (2 * e2[i] + e1[i]) / 3), 255))
+    } else {
+        (wide([0, 1, 2].map(|i| (e1[i] + e2[i]) / 2), 255), 0)
+    };
+    [wide(e1, 255), wide(e2, 255), m2, m3]
+}
+
 #[inline]
 pub fn dxt1_texel(block: &[u8; 8], x: u32, y: u32) -> [u8; 4] {
     dxt_color(block, x, y, 255)
@@ -121,6 +144,31 @@ mod tests {
         assert_eq!(dxt1_texel(&b, 3, 0), [82, 0, 165, 255]);
         assert_eq!(dxt1_texel(&b, 0, 1), [82, 0, 165, 255]);
         assert_eq!(dxt1_texel(&b, 1, 1), [248, 0, 0, 255]);
+    }
+
+    /// Every index of random blocks (both colour modes): the palette entry is the texel.
+    #[test]
+    fn dxt1_palette_equals_the_texels() {
+        let mut x = 0x2545_F491u32;
+        for round in 0..20_000 {
+            let mut b = [0u8; 8];
+            for byte in &mut b {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                *byte = x as u8;
+            }
+            if round % 3 == 0 {
+                // Equal endpoints (three-colour mode with c1 == c2).
+                b.copy_within(4..6, 6);
+            }
+            let pal = dxt1_palette(&b);
+            for (y, xx) in (0..4).flat_map(|y| (0..4).map(move |x| (y, x))) {
+                let c = dxt1_texel(&b, xx, y);
+                let want = c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | (c[3] as u64) << 48;
+                assert_eq!(pal[dxt_index(&b, xx, y)], want, "{b:?} ({xx}, {y})");
+            }
+        }
     }
 
     #[test]

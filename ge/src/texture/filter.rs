@@ -16,7 +16,7 @@
 //! * Wrap: `x & ((size − 1) & 511)`; clamp: to `0..=(size − 1) & 511`, so coordinates never
 //!   exceed 511 [HW textures/size; PP constMaxTexel32_].
 
-use super::format::{spread, Format, LevelSrc};
+use super::format::{lane_offsets, spread, tap_offsets, Format, LevelSrc};
 
 /// x86 `CVTTPS2DQ`: truncate toward zero; NaN or out of range -> `i32::MIN`.
 #[inline]
@@ -287,14 +287,39 @@ pub fn bilinear_at<F: Format>(l: &Level, (u0, u1, fu): (u32, u32, u32), (v0, v1,
     let c10 = F::tap(&rest, u1, v0);
     let c01 = F::tap(&rest, u0, v1);
     let c11 = F::tap(&rest, u1, v1);
+    weigh([c00, c10, c01, c11], fu, fv, l.u.rule)
+}
+
+/// The bilinear sum of four spread taps `[c00, c10, c01, c11]` with 4-bit weights.
+#[inline(always)]
+fn weigh([c00, c10, c01, c11]: [u64; 4], fu: u32, fv: u32, rule: SamplerRule) -> [u8; 4] {
     let (fu, fv) = (fu as u64, fv as u64);
     let top = c00 * (16 - fu) + c10 * fu;
     let bot = c01 * (16 - fu) + c11 * fu;
-    if l.u.rule.rounds_each_pass() {
+    if rule.rounds_each_pass() {
         pack(second_pass(top, bot, fv))
     } else {
         pack((top * (16 - fv) + bot * fv) >> 8)
     }
+}
+
+/// [`bilinear`] of the lanes in `mask` (others stay 0): the texel coordinates as lane
+/// arrays ([`Axis::linear4`]), the taps' byte offsets from two columns and two rows per
+/// lane ([`lane_offsets`]) and the taps read by [`Format::taps`] (DXT1 decodes a block
+/// once for the taps in it). Equal to [`bilinear`] lane by lane (`shader/tests.rs`,
+/// `lane_offsets_equal_the_texel_offsets`).
+#[inline(always)]
+pub fn bilinear4<F: Format>(l: &Level, s: [f32; 4], t: [f32; 4], mask: u8) -> [[u8; 4]; 4] {
+    let ((u0, u1, fu), (v0, v1, fv)) = (l.u.linear4(s), l.v.linear4(t));
+    let terms = lane_offsets::<F>(&l.src, (u0, u1), (v0, v1));
+    let mut out = [[0u8; 4]; 4];
+    for (i, o) in out.iter_mut().enumerate() {
+        if mask & (1 << i) != 0 {
+            let taps = F::taps(&l.src, tap_offsets(&terms, i), (u0[i], u1[i]), (v0[i], v1[i]));
+            *o = weigh(taps, fu[i], fv[i], l.u.rule);
+        }
+    }
+    out
 }
 
 /// The PSP's second (v) pass over first-pass sums `top` and `bot` (lanes below 2^12), each

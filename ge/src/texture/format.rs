@@ -296,6 +296,80 @@ impl<'a> LevelSrc<'a> {
             _ => spread(self.lookup(raw as u32)),
         }
     }
+
+    /// [`LevelSrc::lookup`] without the level's palette offset (the bilinear taps after the
+    /// first, see `filter::bilinear_at`).
+    #[inline(always)]
+    fn lookup0(&self, raw: u32) -> [u8; 4] {
+        self.palette.get(self.clut.apply(raw) as usize).copied().unwrap_or([0; 4])
+    }
+
+    /// [`LevelSrc::entry_wide`] without the level's palette offset.
+    #[inline(always)]
+    fn entry_wide0(&self, raw: u8) -> u64 {
+        match self.table {
+            Some(t) => t.wide[raw as usize],
+            _ => spread(self.lookup0(raw as u32)),
+        }
+    }
+
+    /// [`LevelSrc::offset`] split into the part from the row and the part from the
+    /// column of four lanes each: texel (u, v) starts at `rows[v] + cols[u]` (wrapping;
+    /// the swizzle tile row and the byte within it are separate terms of the sum). The
+    /// bilinear lanes ([`lane_offsets`]) combine two columns with two rows instead of
+    /// addressing four taps.
+    #[inline(always)]
+    fn cols<const BITS: u32>(&self, u: [u32; 4]) -> [u32; 4] {
+        let b = u.map(|u| u.wrapping_mul(BITS) / 8);
+        if self.swizzle {
+            b.map(|b| (b >> 4).wrapping_mul(128).wrapping_add(b & 15))
+        } else {
+            b
+        }
+    }
+
+    /// The row parts of [`LevelSrc::cols`].
+    #[inline(always)]
+    fn rows<const BITS: u32>(&self, v: [u32; 4]) -> [u32; 4] {
+        if self.swizzle {
+            v.map(|v| (v >> 3).wrapping_mul(self.bufw * BITS).wrapping_add((v & 7) * 16))
+        } else {
+            v.map(|v| v.wrapping_mul(self.bufw * BITS / 8))
+        }
+    }
+}
+
+/// How a format addresses its texels: `BITS` bits each in the linear or swizzled layout,
+/// or `BYTES`-byte 4x4 blocks ([`dxt_block`]).
+pub enum Addr {
+    Bits(u32),
+    Block(u32),
+}
+
+/// The byte offsets of the bilinear taps of four lanes as column and row terms: tap
+/// (u, v) of lane i is at `rows[v][i] + cols[u][i]` (wrapping), equal to its
+/// [`LevelSrc::offset`] / [`dxt_block`] (`lane_offsets_equal_the_texel_offsets`). Returns
+/// `(cols of u0, cols of u1, rows of v0, rows of v1)`.
+#[inline(always)]
+pub fn lane_offsets<F: Format>(src: &LevelSrc, u: ([u32; 4], [u32; 4]), v: ([u32; 4], [u32; 4])) -> [[u32; 4]; 4] {
+    match F::ADDR {
+        Addr::Bits(4) => [src.cols::<4>(u.0), src.cols::<4>(u.1), src.rows::<4>(v.0), src.rows::<4>(v.1)],
+        Addr::Bits(8) => [src.cols::<8>(u.0), src.cols::<8>(u.1), src.rows::<8>(v.0), src.rows::<8>(v.1)],
+        Addr::Bits(16) => [src.cols::<16>(u.0), src.cols::<16>(u.1), src.rows::<16>(v.0), src.rows::<16>(v.1)],
+        Addr::Bits(_) => [src.cols::<32>(u.0), src.cols::<32>(u.1), src.rows::<32>(v.0), src.rows::<32>(v.1)],
+        Addr::Block(bytes) => {
+            let col = |u: [u32; 4]| u.map(|u| (u >> 2).wrapping_mul(bytes));
+            let row = |v: [u32; 4]| v.map(|v| (v >> 2).wrapping_mul(src.bufw >> 2).wrapping_mul(bytes));
+            [col(u.0), col(u.1), row(v.0), row(v.1)]
+        }
+    }
+}
+
+/// The four tap offsets of lane `i` from [`lane_offsets`], in [`Format::taps`] order.
+#[inline(always)]
+pub fn tap_offsets(terms: &[[u32; 4]; 4], i: usize) -> [u32; 4] {
+    let [c0, c1, r0, r1] = terms;
+    [r0[i].wrapping_add(c0[i]), r0[i].wrapping_add(c1[i]), r1[i].wrapping_add(c0[i]), r1[i].wrapping_add(c1[i])]
 }
 
 /// One texture format: how to fetch texel (u, v) of a level.
@@ -313,6 +387,26 @@ pub trait Format {
     #[inline]
     fn tap(src: &LevelSrc, u: u32, v: u32) -> u64 {
         spread(Self::texel(src, u, v))
+    }
+
+    /// The addressing, for [`lane_offsets`].
+    const ADDR: Addr;
+
+    /// [`Format::tap`] of texel (u, v) at byte offset `off` (from [`lane_offsets`]);
+    /// CLUT formats apply the level's palette offset only when `FIRST`.
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, v: u32) -> u64;
+
+    /// The four taps of a bilinear lane, `[(u0, v0), (u1, v0), (u0, v1), (u1, v1)]` at
+    /// byte offsets `off`: the first with the level's palette offset, the rest without,
+    /// as `filter::bilinear_at` reads them.
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], (u0, u1): (u32, u32), (v0, v1): (u32, u32)) -> [u64; 4] {
+        [
+            Self::tap_at::<true>(src, off[0], u0, v0),
+            Self::tap_at::<false>(src, off[1], u1, v0),
+            Self::tap_at::<false>(src, off[2], u0, v1),
+            Self::tap_at::<false>(src, off[3], u1, v1),
+        ]
     }
 }
 
@@ -340,24 +434,44 @@ fn u32_at(src: &LevelSrc, u: u32, v: u32) -> u32 {
 }
 
 impl Format for F565 {
+    const ADDR: Addr = Addr::Bits(16);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
+        spread(rgb565(u16::from_le_bytes(src.bytes::<2>(off))))
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         rgb565(u16_at(src, u, v))
     }
 }
 impl Format for F5551 {
+    const ADDR: Addr = Addr::Bits(16);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
+        spread(rgba5551(u16::from_le_bytes(src.bytes::<2>(off))))
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         rgba5551(u16_at(src, u, v))
     }
 }
 impl Format for F4444 {
+    const ADDR: Addr = Addr::Bits(16);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
+        spread(rgba4444(u16::from_le_bytes(src.bytes::<2>(off))))
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         rgba4444(u16_at(src, u, v))
     }
 }
 impl Format for F8888 {
+    const ADDR: Addr = Addr::Bits(32);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
+        spread(src.bytes::<4>(off))
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.bytes::<4>(src.offset::<32>(u, v))
@@ -377,6 +491,17 @@ fn clut8_raw(src: &LevelSrc, u: u32, v: u32) -> u8 {
 }
 
 impl Format for FClut4 {
+    const ADDR: Addr = Addr::Bits(4);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, _: u32) -> u64 {
+        let [b] = src.bytes::<1>(off);
+        let raw = (b >> ((u & 1) * 4)) & 15;
+        if FIRST {
+            src.entry_wide(raw)
+        } else {
+            src.entry_wide0(raw)
+        }
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.lookup(clut4_raw(src, u, v) as u32)
@@ -391,6 +516,16 @@ impl Format for FClut4 {
     }
 }
 impl Format for FClut8 {
+    const ADDR: Addr = Addr::Bits(8);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
+        let [raw] = src.bytes::<1>(off);
+        if FIRST {
+            src.entry_wide(raw)
+        } else {
+            src.entry_wide0(raw)
+        }
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.lookup(clut8_raw(src, u, v) as u32)
@@ -405,12 +540,24 @@ impl Format for FClut8 {
     }
 }
 impl Format for FClut16 {
+    const ADDR: Addr = Addr::Bits(16);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
+        let raw = u16::from_le_bytes(src.bytes::<2>(off)) as u32;
+        spread(if FIRST { src.lookup(raw) } else { src.lookup0(raw) })
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.lookup(u16_at(src, u, v) as u32)
     }
 }
 impl Format for FClut32 {
+    const ADDR: Addr = Addr::Bits(32);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
+        let raw = u32::from_le_bytes(src.bytes::<4>(off));
+        spread(if FIRST { src.lookup(raw) } else { src.lookup0(raw) })
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.lookup(u32_at(src, u, v))
@@ -425,24 +572,65 @@ fn dxt_block(src: &LevelSrc, u: u32, v: u32, block_bytes: u32) -> u32 {
 }
 
 impl Format for FDxt1 {
+    const ADDR: Addr = Addr::Block(8);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, v: u32) -> u64 {
+        spread(dxt::dxt1_texel(&src.bytes::<8>(off), u & 3, v & 3))
+    }
+    /// The block's four colours are decoded once for the taps that share it (usually all
+    /// four): [`dxt::dxt1_palette`], equal to [`dxt::dxt1_texel`] per index.
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], (u0, u1): (u32, u32), (v0, v1): (u32, u32)) -> [u64; 4] {
+        let uv = [(u0, v0), (u1, v0), (u0, v1), (u1, v1)];
+        let mut at = off[0];
+        let mut block = src.bytes::<8>(at);
+        let mut colours = dxt::dxt1_palette(&block);
+        let mut out = [0u64; 4];
+        // A loop, not `array::from_fn` (whose closure stayed a call per tap).
+        for i in 0..4 {
+            if off[i] != at {
+                at = off[i];
+                block = src.bytes::<8>(at);
+                colours = dxt::dxt1_palette(&block);
+            }
+            let (u, v) = uv[i];
+            out[i] = colours[dxt::dxt_index(&block, u, v)];
+        }
+        out
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         dxt::dxt1_texel(&src.bytes::<8>(dxt_block(src, u, v, 8)), u & 3, v & 3)
     }
 }
 impl Format for FDxt3 {
+    const ADDR: Addr = Addr::Block(16);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, v: u32) -> u64 {
+        spread(dxt::dxt3_texel(&src.bytes::<16>(off), u & 3, v & 3))
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         dxt::dxt3_texel(&src.bytes::<16>(dxt_block(src, u, v, 16)), u & 3, v & 3)
     }
 }
 impl Format for FDxt5 {
+    const ADDR: Addr = Addr::Block(16);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, v: u32) -> u64 {
+        spread(dxt::dxt5_texel(&src.bytes::<16>(off), u & 3, v & 3))
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         dxt::dxt5_texel(&src.bytes::<16>(dxt_block(src, u, v, 16)), u & 3, v & 3)
     }
 }
 impl Format for FInvalid {
+    const ADDR: Addr = Addr::Bits(32);
+    #[inline(always)]
+    fn tap_at<const FIRST: bool>(_: &LevelSrc, _: u32, _: u32, _: u32) -> u64 {
+        0
+    }
     #[inline]
     fn texel(_: &LevelSrc, _: u32, _: u32) -> [u8; 4] {
         [0; 4]
@@ -469,6 +657,60 @@ mod tests {
         assert_eq!(rgba5551(0x8421), [8, 8, 8, 255]);
         assert_eq!(rgba5551(0x7FFF), [255, 255, 255, 0]);
         assert_eq!(rgba4444(0x1234), [0x44, 0x33, 0x22, 0x11]);
+    }
+
+    /// The lane offsets of every addressing, linear and swizzled, equal the per-texel
+    /// `offset` / `dxt_block` of each tap, for any buffer width and coordinates (the
+    /// samplers pass 0..=511; `fetch_texel` any u32).
+    #[test]
+    fn lane_offsets_equal_the_texel_offsets() {
+        let mem = Memory::new();
+        let mut x = 0x7F4A_7C15u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        fn check<F: Format>(
+            src: &LevelSrc,
+            u: ([u32; 4], [u32; 4]),
+            v: ([u32; 4], [u32; 4]),
+            want: impl Fn(u32, u32) -> u32,
+        ) {
+            let terms = lane_offsets::<F>(src, u, v);
+            for i in 0..4 {
+                let taps = [(u.0[i], v.0[i]), (u.1[i], v.0[i]), (u.0[i], v.1[i]), (u.1[i], v.1[i])];
+                assert_eq!(
+                    tap_offsets(&terms, i),
+                    taps.map(|(u, v)| want(u, v)),
+                    "bufw {} swizzle {} {u:?} {v:?}",
+                    src.bufw,
+                    src.swizzle
+                );
+            }
+        }
+        for round in 0..20_000 {
+            let bufw = if round % 5 == 0 { next() & 0xFFFF } else { next() & 0x7FF };
+            let src = LevelSrc::new(
+                &mem,
+                0x0400_0000,
+                bufw,
+                round % 2 == 0,
+                &[],
+                ClutIndex { shift: 0, mask: 0xFF, offset: 0 },
+                0,
+                None,
+            );
+            let mut lane = || std::array::from_fn(|_| if round % 7 == 0 { next() } else { next() & 511 });
+            let (u, v) = ((lane(), lane()), (lane(), lane()));
+            check::<FClut4>(&src, u, v, |u, v| src.offset::<4>(u, v));
+            check::<FClut8>(&src, u, v, |u, v| src.offset::<8>(u, v));
+            check::<F565>(&src, u, v, |u, v| src.offset::<16>(u, v));
+            check::<F8888>(&src, u, v, |u, v| src.offset::<32>(u, v));
+            check::<FDxt1>(&src, u, v, |u, v| dxt_block(&src, u, v, 8));
+            check::<FDxt5>(&src, u, v, |u, v| dxt_block(&src, u, v, 16));
+        }
     }
 
     #[test]

@@ -121,9 +121,118 @@ pub fn add_secondary(c: [i32; 4], sec: [u8; 3]) -> [u8; 4] {
     [cl(c[0] + sec[0] as i32), cl(c[1] + sec[1] as i32), cl(c[2] + sec[2] as i32), cl(c[3])]
 }
 
+/// [`add_secondary`]`(`[`apply`]`(MODULATE))` in unsigned arithmetic, for the per-draw
+/// shaders: every term is non-negative, so the divisions by 256 are shifts and only the
+/// upper clamp can apply (`modulate_and_replace_equal_apply`).
+#[inline(always)]
+pub fn modulate(f: &TexFuncState, p: [u8; 4], sec: [u8; 3], t: [u8; 4]) -> [u8; 4] {
+    let dbl = if f.doubling { 2 } else { 1 };
+    let c = |i: usize| ((((p[i] as u32 + 1) * t[i] as u32 * dbl) >> 8) + sec[i] as u32).min(255) as u8;
+    let a = if f.rgba { (((p[3] as u32 + 1) * t[3] as u32) >> 8) as u8 } else { p[3] };
+    [c(0), c(1), c(2), a]
+}
+
+/// [`modulate`] of four fragments as sixteen 16-bit lanes, the x86 JIT's form (`PMULLW`):
+/// `(p + 1)·t` is at most 256·255 and fits, doubling shifts RGB by 7 instead of 8, and
+/// the masks (not branches) pick the shift and the alpha source, so the lanes vectorise.
+/// `sec` holds each fragment's secondary colour with alpha 0. Equal to [`modulate`] per
+/// fragment (`modulate4_equals_modulate`).
+#[inline(always)]
+pub fn modulate4(f: &TexFuncState, p: &[[u8; 4]; 4], sec: &[[u8; 4]; 4], t: &[[u8; 4]; 4]) -> [[u8; 4]; 4] {
+    // Flattened to 16 bytes and widened whole (an index per element was scalar code).
+    let flat = |a: &[[u8; 4]; 4]| -> [u16; 16] {
+        let b: [u8; 16] = a.as_flattened().try_into().unwrap_or([0; 16]);
+        b.map(u16::from)
+    };
+    let (p, s, t) = (flat(p), flat(sec), flat(t));
+    // All ones in the RGB lanes when doubling; in the alpha lanes when alpha is the primary's.
+    let (dbl, keep): (u16, u16) = (if f.doubling { 0xFFFF } else { 0 }, if f.rgba { 0 } else { 0xFFFF });
+    let mut w = [0u16; 16];
+    for (k, o) in w.iter_mut().enumerate() {
+        let alpha = k % 4 == 3;
+        let m = (p[k] + 1) * t[k];
+        let (r8, r7) = (m >> 8, m >> 7);
+        let r = r8 ^ ((r7 ^ r8) & if alpha { 0 } else { dbl });
+        let v = (r + s[k]).min(255);
+        *o = v ^ ((p[k] ^ v) & if alpha { keep } else { 0 });
+    }
+    let mut out = [[0u8; 4]; 4];
+    out.as_flattened_mut().copy_from_slice(&w.map(|x| x as u8));
+    out
+}
+
+/// [`add_secondary`]`(`[`apply`]`(REPLACE))` in unsigned arithmetic, as [`modulate`].
+#[inline(always)]
+pub fn replace(f: &TexFuncState, p: [u8; 4], sec: [u8; 3], t: [u8; 4]) -> [u8; 4] {
+    let dbl = if f.doubling { 2 } else { 1 };
+    let c = |i: usize| (t[i] as u32 * dbl + sec[i] as u32).min(255) as u8;
+    [c(0), c(1), c(2), if f.rgba { t[3] } else { p[3] }]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lane form equals the per-fragment one for random colours and the edges.
+    #[test]
+    fn modulate4_equals_modulate() {
+        let mut x = 0x9E37_79B9u32;
+        let edges = [0u8, 1, 127, 128, 254, 255];
+        for round in 0..100_000u32 {
+            let mut quad = |alpha0: bool| -> [[u8; 4]; 4] {
+                std::array::from_fn(|_| {
+                    std::array::from_fn(|c| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        if alpha0 && c == 3 {
+                            0
+                        } else if round % 4 == 0 {
+                            edges[(x >> 5) as usize % edges.len()]
+                        } else {
+                            x as u8
+                        }
+                    })
+                })
+            };
+            let (p, sec, t) = (quad(false), quad(true), quad(false));
+            for (rgba, doubling) in [(false, false), (false, true), (true, false), (true, true)] {
+                let m = TexFuncState { func: TexFunc::Modulate, rgba, doubling, env: [0; 3] };
+                let want: [[u8; 4]; 4] =
+                    std::array::from_fn(|i| modulate(&m, p[i], [sec[i][0], sec[i][1], sec[i][2]], t[i]));
+                assert_eq!(modulate4(&m, &p, &sec, &t), want, "{m:?} {p:?} {sec:?} {t:?}");
+            }
+        }
+    }
+
+    /// The unsigned forms equal the reference for random colours, every alpha/doubling
+    /// combination, and the extremes.
+    #[test]
+    fn modulate_and_replace_equal_apply() {
+        let mut x = 0x3C6E_F372u32;
+        let edges = [0u8, 1, 127, 128, 254, 255];
+        for round in 0..400_000u32 {
+            let mut byte = |k: u32| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                if round % 4 == 0 {
+                    edges[((x >> 3) as usize + k as usize) % edges.len()]
+                } else {
+                    x as u8
+                }
+            };
+            let p = [byte(0), byte(1), byte(2), byte(3)];
+            let t = [byte(4), byte(5), byte(6), byte(7)];
+            let sec = [byte(8), byte(9), byte(10)];
+            for (rgba, doubling) in [(false, false), (false, true), (true, false), (true, true)] {
+                let m = TexFuncState { func: TexFunc::Modulate, rgba, doubling, env: [0; 3] };
+                assert_eq!(modulate(&m, p, sec, t), add_secondary(apply(&m, p, t), sec), "{m:?} {p:?} {t:?} {sec:?}");
+                let r = TexFuncState { func: TexFunc::Replace, ..m };
+                assert_eq!(replace(&r, p, sec, t), add_secondary(apply(&r, p, t), sec), "{r:?} {p:?} {t:?} {sec:?}");
+            }
+        }
+    }
 
     fn f(func: TexFunc, rgba: bool, doubling: bool) -> TexFuncState {
         TexFuncState { func, rgba, doubling, env: [0x10, 0x80, 0xF0] }

@@ -28,12 +28,22 @@
 //! of 16131, 21763, 19960 and 15816 are bilinear CLUT textures. Measured (callgrind, `replay
 //! -o`, 1 thread, PPSSPP model): 16131 429.0 -> 394.8 M instructions (this shader's two
 //! bilinear CLUT instantiations ~360 -> ~290 instructions a fragment), 15826 170.8 -> 169.2 M.
+//!
+//! Bilinear lanes ([`filter::bilinear4`]) address their taps from two column and two row
+//! terms per lane (`format::lane_offsets`), and DXT1 taps decode a block they share once
+//! (`FDxt1::taps`); MODULATE runs on all four lanes as 16-bit lanes (`func::modulate4`).
+//! Measured (callgrind, `frametests --filter D --bench --runs 1 --threads 1`, PPSSPP model,
+//! a build of 55ae095 against these): 21763 test drive 1 347.8 -> 1 282.1 M (mipmapped
+//! shaders 267.8 -> 219.3 M, single-level 244.4 -> 205.3 M: its bilinear DXT1 taps were 82
+//! instructions each), 15826 hot pixel's shader 39.9 -> 38.0 M (its texture function
+//! 7.3 -> 3.3 M). The separate row and column terms do not pay on 16131's bilinear CLUT4
+//! draws (shader 20.4 -> 21.4 M): they are kept for the shared code path.
 
 use super::filter::{self, Level};
 use super::format::{self, Format};
 use super::func::{self, TexFunc};
 use super::{lod, TexFormat, TextureState};
-use crate::geom::Quad;
+use crate::geom::{Fragment, Quad};
 use crate::mem::Memory;
 
 /// The texture stage for the quads of one primitive in one band.
@@ -125,7 +135,6 @@ const ADD: u8 = 4;
 fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 4] {
     let st = sh.st;
     let fs = fixed_func::<FUNC>(st);
-    let mut out = [[0u8; 4]; 4];
     // Texel coordinates of all four lanes at once (the same arithmetic per lane as
     // `filter::nearest` / `filter::bilinear`, as lane arrays so it vectorises; uncovered
     // lanes are converted too and never read).
@@ -134,23 +143,19 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
     // Written out here rather than through `filter_lanes`: with that call (inlined) the
     // shader measured 4 % more instructions on 16131 (callgrind).
     let l = &sh.level;
-    if LINEAR {
-        let ((u0, u1, fu), (v0, v1, fv)) = (l.u.linear4(s), l.v.linear4(t));
-        for (i, f) in q.frags.iter().enumerate() {
-            if q.mask & (1 << i) != 0 {
-                let texel = filter::bilinear_at::<F>(l, (u0[i], u1[i], fu[i]), (v0[i], v1[i], fv[i]));
-                out[i] = super::stage_texel(st, &fs, f, texel);
-            }
-        }
+    let texels = if LINEAR {
+        filter::bilinear4::<F>(l, s, t, q.mask)
     } else {
         let (u, v) = (l.u.nearest4(s), l.v.nearest4(t));
-        for (i, f) in q.frags.iter().enumerate() {
+        let mut texels = [[0u8; 4]; 4];
+        for (i, c) in texels.iter_mut().enumerate() {
             if q.mask & (1 << i) != 0 {
-                out[i] = super::stage_texel(st, &fs, f, F::fetch(&l.src, u[i], v[i]));
+                *c = F::fetch(&l.src, u[i], v[i]);
             }
         }
-    }
-    out
+        texels
+    };
+    stage4::<FUNC>(st, &fs, q, &texels)
 }
 
 /// The texels of the lanes in `mask` from level `l`, bilinear or nearest, with the texel
@@ -158,20 +163,14 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
 /// `Axis::linear4`: per lane the arithmetic of `filter::nearest` / `filter::bilinear`).
 #[inline(always)]
 fn filter_lanes<F: Format>(l: &Level, s: &[f32; 4], t: &[f32; 4], mask: u8, linear: bool) -> [[u8; 4]; 4] {
-    let mut out = [[0u8; 4]; 4];
     if linear {
-        let ((u0, u1, fu), (v0, v1, fv)) = (l.u.linear4(*s), l.v.linear4(*t));
-        for (i, o) in out.iter_mut().enumerate() {
-            if mask & (1 << i) != 0 {
-                *o = filter::bilinear_at::<F>(l, (u0[i], u1[i], fu[i]), (v0[i], v1[i], fv[i]));
-            }
-        }
-    } else {
-        let (u, v) = (l.u.nearest4(*s), l.v.nearest4(*t));
-        for (i, o) in out.iter_mut().enumerate() {
-            if mask & (1 << i) != 0 {
-                *o = F::fetch(&l.src, u[i], v[i]);
-            }
+        return filter::bilinear4::<F>(l, *s, *t, mask);
+    }
+    let mut out = [[0u8; 4]; 4];
+    let (u, v) = (l.u.nearest4(*s), l.v.nearest4(*t));
+    for (i, o) in out.iter_mut().enumerate() {
+        if mask & (1 << i) != 0 {
+            *o = F::fetch(&l.src, u[i], v[i]);
         }
     }
     out
@@ -258,6 +257,44 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
     }
 }
 
+/// [`super::stage_texel`] with the function `FUNC`: MODULATE and REPLACE in unsigned
+/// arithmetic ([`func::modulate`], [`func::replace`]) unless the primary colour has
+/// indefinite channels.
+#[inline(always)]
+fn stage<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, f: &Fragment, texel: [u8; 4]) -> [u8; 4] {
+    match FUNC {
+        MODULATE if f.color0_indefinite == 0 => func::modulate(fs, f.color0, f.color1, texel),
+        REPLACE if f.color0_indefinite == 0 => func::replace(fs, f.color0, f.color1, texel),
+        _ => super::stage_texel(st, fs, f, texel),
+    }
+}
+
+/// [`stage`] for the covered lanes of `q` (uncovered lanes are unspecified), MODULATE as
+/// lanes ([`func::modulate4`]) with the reference for fragments whose primary colour has
+/// indefinite channels.
+#[inline(always)]
+fn stage4<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, q: &Quad, texels: &[[u8; 4]; 4]) -> [[u8; 4]; 4] {
+    let f = &q.frags;
+    if FUNC == MODULATE {
+        let p = [f[0].color0, f[1].color0, f[2].color0, f[3].color0];
+        let sec = [f[0].color1, f[1].color1, f[2].color1, f[3].color1].map(|c| [c[0], c[1], c[2], 0]);
+        let mut out = func::modulate4(fs, &p, &sec, texels);
+        for (i, f) in f.iter().enumerate() {
+            if q.mask & (1 << i) != 0 && f.color0_indefinite != 0 {
+                out[i] = super::stage_texel(st, fs, f, texels[i]);
+            }
+        }
+        return out;
+    }
+    let mut out = [[0u8; 4]; 4];
+    for (i, f) in f.iter().enumerate() {
+        if q.mask & (1 << i) != 0 {
+            out[i] = stage::<FUNC>(st, fs, f, texels[i]);
+        }
+    }
+    out
+}
+
 /// The function `FUNC` fixed in the draw's texture-function state.
 #[inline(always)]
 fn fixed_func<const FUNC: u8>(st: &TextureState) -> func::TexFuncState {
@@ -291,13 +328,7 @@ fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 
     } else {
         sample_levels_lanes::<F>(sh, &st.level(sh.mem, lod.level as usize), &s, &t, q.mask, lod)
     };
-    let mut out = [[0u8; 4]; 4];
-    for (i, f) in q.frags.iter().enumerate() {
-        if q.mask & (1 << i) != 0 {
-            out[i] = super::stage_texel(st, &fs, f, texels[i]);
-        }
-    }
-    out
+    stage4::<FUNC>(st, &fs, q, &texels)
 }
 
 #[cfg(test)]
