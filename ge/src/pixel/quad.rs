@@ -189,20 +189,11 @@ struct Lanes {
 impl Lanes {
     /// The offsets when all four pixels of the quad at (`x`, `y`) are inside `tile` (what
     /// `Tile::color_offset` and `Tile::depth_offset` accept for each) and are four distinct
-    /// words in each buffer; `None` otherwise.
+    /// words in each buffer ([`Tile::quad_offsets`]); `None` otherwise.
     #[inline(always)]
     fn inside<F: FbPixel>(tile: &Tile, x: i32, y: i32) -> Option<Lanes> {
-        let r = y - tile.y0;
-        if r < 0 || r + 1 >= tile.rows || x < 0 || tile.stride < 2 || tile.zstride < 2 {
-            return None;
-        }
-        let (r, x, bpp) = (r as usize, x as usize, F::BYTES);
-        let (cs, zs) = (tile.stride as usize, tile.zstride as usize);
-        let c0 = (r * cs + x) * bpp;
-        let z0 = (r * zs + x) * 2;
-        let color = [c0, c0 + bpp, c0 + cs * bpp, c0 + (cs + 1) * bpp];
-        let depth = [z0, z0 + 2, z0 + zs * 2, z0 + (zs + 1) * 2];
-        (color[3] + bpp <= tile.color.len() && depth[3] + 2 <= tile.depth.len()).then_some(Lanes { color, depth })
+        let (color, depth) = tile.quad_offsets(x, y, F::BYTES)?;
+        Some(Lanes { color, depth })
     }
 }
 
