@@ -31,9 +31,14 @@ use std::fmt;
 
 use crate::geom::{ColorFormat, IndexFormat, NumFormat, Vertex, VertexType};
 use crate::mem::{MemError, Memory};
+// x86 `cvttss2si`, the C++ `(int)f` of PPSSPP's decoder on x86-64.
+use crate::transform::math::cvtt;
 
+mod reader;
 #[cfg(test)]
 mod tests;
+
+use reader::Reader;
 
 /// Largest possible stride: (8 float weights + float uv + 8888 + float normal + float
 /// position) = 68 bytes, times 8 morph targets.
@@ -213,17 +218,6 @@ impl Src<'_> {
 
 const S8_SCALE: f32 = 1.0 / 128.0;
 const S16_SCALE: f32 = 1.0 / 32768.0;
-
-/// x86 `cvttss2si`: truncation toward zero; NaN and out-of-range give `i32::MIN`
-/// (the C++ `(int)f` of PPSSPP's decoder on x86-64).
-#[inline]
-fn cvtt(x: f32) -> i32 {
-    if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
-        x as i32
-    } else {
-        i32::MIN
-    }
-}
 
 /// Morphed colour channel: truncate, then clamp to 0..255 [HW `vertices/morph`; PP
 /// `clamp_u8((int)col)` and SSE `StoreConvertToU8` (cvttps + saturating packs)].
@@ -588,6 +582,80 @@ fn vertex_bytes<'a>(mem: &'a Memory, addr: u32, len: u32, buf: &'a mut [u8; MAX_
     Err(MemError { addr, len })
 }
 
+/// The indices of a draw whose whole index range is one slice of memory.
+enum Indices<'a> {
+    Sequential,
+    U8(&'a [u8]),
+    U16(&'a [u8]),
+    U32(&'a [u8]),
+}
+
+impl Indices<'_> {
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        let at = |s: &[u8], k: usize| s.get(k).copied().unwrap_or(0);
+        match self {
+            Indices::Sequential => i as u32,
+            Indices::U8(s) => u32::from(at(s, i)),
+            Indices::U16(s) => u32::from(u16::from_le_bytes([at(s, 2 * i), at(s, 2 * i + 1)])),
+            Indices::U32(s) => u32::from_le_bytes([0, 1, 2, 3].map(|k| at(s, 4 * i + k))),
+        }
+    }
+}
+
+/// [`decode_draw`]'s loop when every index and every vertex byte the draw reads lie in
+/// one slice of memory each (checked before anything is decoded, so no read fails
+/// midway and the persisted values end as the plain loop leaves them): the vertices
+/// through `reader`, the lowest and highest index, and where the highest was last read.
+/// `None`: the plain loop decodes the draw (and reports its errors).
+fn decode_whole(
+    mem: &Memory,
+    layout: &VertexLayout,
+    reader: &Reader,
+    vaddr: u32,
+    iaddr: u32,
+    count: u32,
+    persist: &mut Persist,
+) -> Option<(Vec<Vertex>, u32, u32, usize)> {
+    let vt = &layout.vtype;
+    let n = count as usize;
+    let indices = match vt.index {
+        IndexFormat::None => Indices::Sequential,
+        IndexFormat::U8 => Indices::U8(mem.slice(iaddr, count).ok()?),
+        IndexFormat::U16 => Indices::U16(mem.slice(iaddr, count.checked_mul(2)?).ok()?),
+        IndexFormat::U32 => Indices::U32(mem.slice(iaddr, count.checked_mul(4)?).ok()?),
+    };
+    let (mut lo, mut hi, mut hi_at) = (u32::MAX, 0u32, 0usize);
+    for i in 0..n {
+        let idx = indices.get(i);
+        lo = lo.min(idx);
+        if idx >= hi {
+            hi = idx;
+            hi_at = i;
+        }
+    }
+    // Vertices lo..=hi, where the plain loop's u32 address arithmetic does not wrap.
+    let stride = u64::from(layout.stride);
+    let start = u64::from(vaddr) + u64::from(lo) * stride;
+    let end = u64::from(vaddr) + u64::from(hi) * stride + u64::from(layout.extent);
+    if end > 1 << 32 {
+        return None;
+    }
+    let bytes = mem.slice(start as u32, u32::try_from(end - start).ok()?).ok()?;
+    let stride = layout.stride as usize;
+    let starts: Vec<usize> = (0..n).map(|i| (indices.get(i) - lo) as usize * stride).collect();
+    let out = reader.read_all(bytes, &starts);
+    if let Some(last) = out.last() {
+        if vt.has_texcoord() {
+            persist.uv = last.uv;
+        }
+        if vt.has_normal() {
+            persist.normal = last.normal;
+        }
+    }
+    Some((out, lo, hi, hi_at))
+}
+
 /// Decode the `count` vertices a PRIM/BOUNDINGBOX consumes, following the GE's pointer rules
 /// (§2.7): indexed draws fetch vaddr + index*stride and advance only the index pointer by
 /// count*indexsize; non-indexed draws read consecutive vertices and advance vaddr by
@@ -609,6 +677,22 @@ pub fn decode_draw(
     count: u32,
     params: &DecodeParams,
     persist: &mut Persist,
+) -> Result<DecodedDraw, MemError> {
+    decode_draw_with(mem, layout, vaddr, iaddr, count, params, persist, true)
+}
+
+/// [`decode_draw`]; `whole`: take [`decode_whole`] where it applies (tests compare it
+/// with the plain loop alone).
+#[allow(clippy::too_many_arguments)]
+fn decode_draw_with(
+    mem: &Memory,
+    layout: &VertexLayout,
+    vaddr: u32,
+    iaddr: u32,
+    count: u32,
+    params: &DecodeParams,
+    persist: &mut Persist,
+    whole: bool,
 ) -> Result<DecodedDraw, MemError> {
     let vt = &layout.vtype;
     let isize = vt.index.size();
@@ -633,26 +717,34 @@ pub fn decode_draw(
     // same alignment because size is a multiple of the alignment.
     let misaligned = !vaddr.is_multiple_of(layout.align.max(1));
 
-    let mut out = Vec::with_capacity(count.min(0x1_0000) as usize);
+    let mut out = Vec::new();
     let mut buf = [0u8; MAX_STRIDE];
     let (mut lo, mut hi, mut hi_at) = (u32::MAX, 0u32, 0usize);
-    for i in 0..count {
-        let idx = read_index(mem, vt.index, iaddr, i)?;
-        if idx < lo {
-            lo = idx;
+    let reader = if misaligned || !whole { None } else { Reader::new(layout, params, persist) };
+    let whole = reader.and_then(|r| decode_whole(mem, layout, &r, vaddr, iaddr, count, persist));
+    if let Some((vertices, l, h, at)) = whole {
+        (out, lo, hi, hi_at) = (vertices, l, h, at);
+    } else {
+        // The plain loop: misaligned or morphed draws, and reads that may fail midway.
+        out.reserve(count.min(0x1_0000) as usize);
+        for i in 0..count {
+            let idx = read_index(mem, vt.index, iaddr, i)?;
+            if idx < lo {
+                lo = idx;
+            }
+            if idx >= hi {
+                hi = idx;
+                hi_at = out.len();
+            }
+            let v = if misaligned {
+                zero_vertex(layout, params, persist)
+            } else {
+                let addr = vaddr.wrapping_add(idx.wrapping_mul(layout.stride));
+                let bytes = vertex_bytes(mem, addr, layout.extent, &mut buf)?;
+                decode_vertex(layout, bytes, params, persist)
+            };
+            out.push(v);
         }
-        if idx >= hi {
-            hi = idx;
-            hi_at = out.len();
-        }
-        let v = if misaligned {
-            zero_vertex(layout, params, persist)
-        } else {
-            let addr = vaddr.wrapping_add(idx.wrapping_mul(layout.stride));
-            let bytes = vertex_bytes(mem, addr, layout.extent, &mut buf)?;
-            decode_vertex(layout, bytes, params, persist)
-        };
-        out.push(v);
     }
     // [PP SoftwareVertexReader::UpdateCache] with reused indices every vertex of min..=max is
     // read in index order before drawing, so the last one read is the highest index.
