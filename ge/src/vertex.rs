@@ -10,7 +10,9 @@
 //!   MORPHWEIGHTs in the same float operation order as PPSSPP's x86 decoder (§2.8).
 //! * [`decode_draw`] fetches the vertices a PRIM/BOUNDINGBOX consumes through [`Memory`]
 //!   (bounds checked; an access outside memory is a [`MemError`], never a panic) and returns
-//!   the advanced internal pointers (§2.7).
+//!   the advanced internal pointers (§2.7). Where a draw's indices and vertices are
+//!   contiguous memory and it does not morph, `reader` decodes it attribute by attribute
+//!   with decoders chosen once per draw (same bits, property-tested against this loop).
 //! * [`Persist`] carries the texcoord/normal that vertices without those attributes reuse;
 //!   it lives across draws and is owned by the caller (no globals).
 //!
@@ -27,18 +29,18 @@
 //! * PPSSPP skips a PRIM entirely (no drawing, no pointer advance) when VADDR (or IADDR for
 //!   indexed draws) is unmapped; [`decode_draw`] reports that as an `Err`.
 
-use std::fmt;
-
 use crate::geom::{ColorFormat, IndexFormat, NumFormat, Vertex, VertexType};
 use crate::mem::{MemError, Memory};
 // x86 `cvttss2si`, the C++ `(int)f` of PPSSPP's decoder on x86-64.
 use crate::transform::math::cvtt;
 
+mod format;
 mod reader;
 #[cfg(test)]
 mod tests;
 
-use reader::Reader;
+pub use format::format_vertex_exact;
+use reader::{decode_whole, Reader};
 
 /// Largest possible stride: (8 float weights + float uv + 8888 + float normal + float
 /// position) = 68 bytes, times 8 morph targets.
@@ -582,80 +584,6 @@ fn vertex_bytes<'a>(mem: &'a Memory, addr: u32, len: u32, buf: &'a mut [u8; MAX_
     Err(MemError { addr, len })
 }
 
-/// The indices of a draw whose whole index range is one slice of memory.
-enum Indices<'a> {
-    Sequential,
-    U8(&'a [u8]),
-    U16(&'a [u8]),
-    U32(&'a [u8]),
-}
-
-impl Indices<'_> {
-    #[inline]
-    fn get(&self, i: usize) -> u32 {
-        let at = |s: &[u8], k: usize| s.get(k).copied().unwrap_or(0);
-        match self {
-            Indices::Sequential => i as u32,
-            Indices::U8(s) => u32::from(at(s, i)),
-            Indices::U16(s) => u32::from(u16::from_le_bytes([at(s, 2 * i), at(s, 2 * i + 1)])),
-            Indices::U32(s) => u32::from_le_bytes([0, 1, 2, 3].map(|k| at(s, 4 * i + k))),
-        }
-    }
-}
-
-/// [`decode_draw`]'s loop when every index and every vertex byte the draw reads lie in
-/// one slice of memory each (checked before anything is decoded, so no read fails
-/// midway and the persisted values end as the plain loop leaves them): the vertices
-/// through `reader`, the lowest and highest index, and where the highest was last read.
-/// `None`: the plain loop decodes the draw (and reports its errors).
-fn decode_whole(
-    mem: &Memory,
-    layout: &VertexLayout,
-    reader: &Reader,
-    vaddr: u32,
-    iaddr: u32,
-    count: u32,
-    persist: &mut Persist,
-) -> Option<(Vec<Vertex>, u32, u32, usize)> {
-    let vt = &layout.vtype;
-    let n = count as usize;
-    let indices = match vt.index {
-        IndexFormat::None => Indices::Sequential,
-        IndexFormat::U8 => Indices::U8(mem.slice(iaddr, count).ok()?),
-        IndexFormat::U16 => Indices::U16(mem.slice(iaddr, count.checked_mul(2)?).ok()?),
-        IndexFormat::U32 => Indices::U32(mem.slice(iaddr, count.checked_mul(4)?).ok()?),
-    };
-    let (mut lo, mut hi, mut hi_at) = (u32::MAX, 0u32, 0usize);
-    for i in 0..n {
-        let idx = indices.get(i);
-        lo = lo.min(idx);
-        if idx >= hi {
-            hi = idx;
-            hi_at = i;
-        }
-    }
-    // Vertices lo..=hi, where the plain loop's u32 address arithmetic does not wrap.
-    let stride = u64::from(layout.stride);
-    let start = u64::from(vaddr) + u64::from(lo) * stride;
-    let end = u64::from(vaddr) + u64::from(hi) * stride + u64::from(layout.extent);
-    if end > 1 << 32 {
-        return None;
-    }
-    let bytes = mem.slice(start as u32, u32::try_from(end - start).ok()?).ok()?;
-    let stride = layout.stride as usize;
-    let starts: Vec<usize> = (0..n).map(|i| (indices.get(i) - lo) as usize * stride).collect();
-    let out = reader.read_all(bytes, &starts);
-    if let Some(last) = out.last() {
-        if vt.has_texcoord() {
-            persist.uv = last.uv;
-        }
-        if vt.has_normal() {
-            persist.normal = last.normal;
-        }
-    }
-    Some((out, lo, hi, hi_at))
-}
-
 /// Decode the `count` vertices a PRIM/BOUNDINGBOX consumes, following the GE's pointer rules
 /// (§2.7): indexed draws fetch vaddr + index*stride and advance only the index pointer by
 /// count*indexsize; non-indexed draws read consecutive vertices and advance vaddr by
@@ -765,115 +693,4 @@ fn decode_draw_with(
         (vaddr.wrapping_add(count.wrapping_mul(layout.stride)), iaddr)
     };
     Ok(DecodedDraw { vertices: out, vaddr: nv, iaddr: ni })
-}
-
-fn num_name(f: NumFormat, signed: bool) -> &'static str {
-    match (f, signed) {
-        (NumFormat::None, _) => "none",
-        (NumFormat::Byte, false) => "u8",
-        (NumFormat::Byte, true) => "s8",
-        (NumFormat::Short, false) => "u16",
-        (NumFormat::Short, true) => "s16",
-        (NumFormat::Float, _) => "float",
-    }
-}
-
-impl fmt::Display for VertexLayout {
-    /// One line, e.g.
-    /// `tc=u16@0 col=none nrm=none pos=float@4 w=none idx=none morph=1 through=0 size=16 stride=16`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let vt = &self.vtype;
-        if vt.has_texcoord() {
-            write!(f, "tc={}@{}", num_name(vt.texcoord, false), self.texcoord_offset)?;
-        } else {
-            f.write_str("tc=none")?;
-        }
-        match vt.color {
-            ColorFormat::None => f.write_str(" col=none")?,
-            ColorFormat::Invalid(n) => write!(f, " col=invalid{n}")?,
-            ColorFormat::Rgb565 => write!(f, " col=5650@{}", self.color_offset)?,
-            ColorFormat::Rgba5551 => write!(f, " col=5551@{}", self.color_offset)?,
-            ColorFormat::Rgba4444 => write!(f, " col=4444@{}", self.color_offset)?,
-            ColorFormat::Rgba8888 => write!(f, " col=8888@{}", self.color_offset)?,
-        }
-        if vt.has_normal() {
-            write!(f, " nrm={}@{}", num_name(vt.normal, true), self.normal_offset)?;
-        } else {
-            f.write_str(" nrm=none")?;
-        }
-        write!(f, " pos={}@{}", num_name(vt.position, true), self.position_offset)?;
-        if vt.has_weights() {
-            write!(f, " w={}x{}@{}", num_name(vt.weight, false), vt.weight_count, self.weight_offset)?;
-        } else {
-            f.write_str(" w=none")?;
-        }
-        let idx = match vt.index {
-            IndexFormat::None => "none",
-            IndexFormat::U8 => "u8",
-            IndexFormat::U16 => "u16",
-            IndexFormat::U32 => "u32",
-        };
-        write!(
-            f,
-            " idx={idx} morph={} through={} size={} stride={}",
-            vt.morph_count,
-            u8::from(vt.through),
-            self.size,
-            self.stride
-        )
-    }
-}
-
-/// `value [0xbits]` with the shortest round-trip decimal.
-fn exact(out: &mut String, x: f32) {
-    use fmt::Write;
-    let _ = write!(out, "{x:?} [0x{:08x}]", x.to_bits());
-}
-
-fn exact_list(out: &mut String, name: &str, xs: &[f32]) {
-    out.push_str(name);
-    out.push_str("=(");
-    for (i, &x) in xs.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        exact(out, x);
-    }
-    out.push(')');
-}
-
-/// Every attribute present in `layout`, with exact values: floats as shortest round-trip
-/// decimal plus their bit pattern, e.g. `pos=(0.5 [0x3f000000], ...)`; colours as
-/// `col=(r, g, b, a) [0xAABBGGRR]`. Order: w, uv, col, nrm, pos. Meant for diffing against
-/// emulator vertex dumps.
-pub fn format_vertex_exact(v: &Vertex, layout: &VertexLayout) -> String {
-    let vt = &layout.vtype;
-    let mut out = String::new();
-    let sep = |out: &mut String| {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-    };
-    if vt.has_weights() {
-        sep(&mut out);
-        exact_list(&mut out, "w", &v.weights[..usize::from(vt.weight_count).min(8)]);
-    }
-    if vt.has_texcoord() {
-        sep(&mut out);
-        exact_list(&mut out, "uv", &v.uv);
-    }
-    if vt.color != ColorFormat::None {
-        sep(&mut out);
-        let c = v.color;
-        out.push_str(&format!("col=({}, {}, {}, {}) [0x{:08x}]", c[0], c[1], c[2], c[3], u32::from_le_bytes(c)));
-    }
-    if vt.has_normal() {
-        sep(&mut out);
-        exact_list(&mut out, "nrm", &v.normal);
-    }
-    if vt.position != NumFormat::None {
-        sep(&mut out);
-        exact_list(&mut out, "pos", &v.pos);
-    }
-    out
 }
