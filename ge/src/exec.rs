@@ -266,9 +266,12 @@ impl Ge {
         }
         // Draws binned before this use the old palette: they hold their own snapshot.
         self.mem.settle_for(addr, bytes as u32);
-        let mut tmp = [0u8; 1024];
-        self.mem.read_wrapping(addr, &mut tmp[..bytes]);
-        self.state.clut[..bytes].copy_from_slice(&tmp[..bytes]);
+        // One copy when the range is contiguous memory (the usual case); otherwise byte by
+        // byte through the address map, which gives those same bytes where both apply.
+        match self.mem.slice(addr, bytes as u32) {
+            Ok(src) => self.state.clut[..bytes].copy_from_slice(src),
+            Err(_) => self.mem.read_wrapping(addr, &mut self.state.clut[..bytes]),
+        }
         self.draw.state_dirty = true;
         // [PP SoftGPU::Execute_LoadClut] always dirties SAMPLER_CLUT.
         self.draw.raster_state_changed();
@@ -462,6 +465,40 @@ mod tests {
         ge.execute_word(word(op::LOADCLUT, 1)).unwrap();
         ge.mem.write(0x0881_0000, &[9, 9, 9, 9]).unwrap();
         assert_eq!(&ge.state.clut[..4], &[1, 2, 3, 4]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// LOADCLUT's contiguous copy loads the bytes the address walk reads, for ranges
+        /// inside RAM, across VRAM's end into its mirror, and running off mapped memory
+        /// (those bytes read as zero).
+        #[test]
+        fn loadclut_copies_what_the_address_walk_reads(
+            at in proptest::sample::select(vec![0x0880_0000u32, 0x0420_0000 - 100, 0x047F_FF00, 0x09FF_FF80, 0x0001_0000]),
+            shift in 0u32..8,
+            blocks in 0u32..40,
+            seed in proptest::prelude::any::<u8>(),
+        ) {
+            let addr = at + 16 * shift;
+            let mut ge = Ge::new();
+            for a in [0x0880_0000u32, 0x0420_0000 - 100, 0x0400_0000, 0x047F_FF00, 0x09FF_FF80] {
+                let bytes: Vec<u8> = (0..200u32).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect();
+                let n = bytes.len().min((0x0A00_0000 - a) as usize);
+                let _ = ge.mem.write(a, &bytes[..n]);
+            }
+            ge.execute_word(word(op::CLUTADDR, addr & 0x00FF_FFFF)).unwrap();
+            ge.execute_word(word(op::CLUTADDRUPPER, (addr >> 24) << 16)).unwrap();
+            ge.execute_word(word(op::LOADCLUT, blocks)).unwrap();
+            let regs = &ge.state.regs;
+            let eff = regs.get(reg::CLUTADDR).low() | regs.get(reg::CLUTADDRUPPER).high();
+            proptest::prop_assert_eq!(eff, addr & !15);
+            let n = ((blocks * 32) as usize).min(1024);
+            let mut want = [0u8; 1024];
+            if eff != 0 && n != 0 {
+                ge.mem.read_wrapping(eff, &mut want[..n]);
+            }
+            proptest::prop_assert_eq!(&ge.state.clut[..n], &want[..n]);
+        }
     }
 }
 

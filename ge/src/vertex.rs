@@ -10,7 +10,9 @@
 //!   MORPHWEIGHTs in the same float operation order as PPSSPP's x86 decoder (§2.8).
 //! * [`decode_draw`] fetches the vertices a PRIM/BOUNDINGBOX consumes through [`Memory`]
 //!   (bounds checked; an access outside memory is a [`MemError`], never a panic) and returns
-//!   the advanced internal pointers (§2.7).
+//!   the advanced internal pointers (§2.7). Where a draw's indices and vertices are
+//!   contiguous memory and it does not morph, `reader` decodes it attribute by attribute
+//!   with decoders chosen once per draw (same bits, property-tested against this loop).
 //! * [`Persist`] carries the texcoord/normal that vertices without those attributes reuse;
 //!   it lives across draws and is owned by the caller (no globals).
 //!
@@ -27,13 +29,18 @@
 //! * PPSSPP skips a PRIM entirely (no drawing, no pointer advance) when VADDR (or IADDR for
 //!   indexed draws) is unmapped; [`decode_draw`] reports that as an `Err`.
 
-use std::fmt;
-
 use crate::geom::{ColorFormat, IndexFormat, NumFormat, Vertex, VertexType};
 use crate::mem::{MemError, Memory};
+// x86 `cvttss2si`, the C++ `(int)f` of PPSSPP's decoder on x86-64.
+use crate::transform::math::cvtt;
 
+mod format;
+mod reader;
 #[cfg(test)]
 mod tests;
+
+pub use format::format_vertex_exact;
+use reader::{decode_whole, Reader};
 
 /// Largest possible stride: (8 float weights + float uv + 8888 + float normal + float
 /// position) = 68 bytes, times 8 morph targets.
@@ -213,17 +220,6 @@ impl Src<'_> {
 
 const S8_SCALE: f32 = 1.0 / 128.0;
 const S16_SCALE: f32 = 1.0 / 32768.0;
-
-/// x86 `cvttss2si`: truncation toward zero; NaN and out-of-range give `i32::MIN`
-/// (the C++ `(int)f` of PPSSPP's decoder on x86-64).
-#[inline]
-fn cvtt(x: f32) -> i32 {
-    if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
-        x as i32
-    } else {
-        i32::MIN
-    }
-}
 
 /// Morphed colour channel: truncate, then clamp to 0..255 [HW `vertices/morph`; PP
 /// `clamp_u8((int)col)` and SSE `StoreConvertToU8` (cvttps + saturating packs)].
@@ -610,6 +606,22 @@ pub fn decode_draw(
     params: &DecodeParams,
     persist: &mut Persist,
 ) -> Result<DecodedDraw, MemError> {
+    decode_draw_with(mem, layout, vaddr, iaddr, count, params, persist, true)
+}
+
+/// [`decode_draw`]; `whole`: take [`decode_whole`] where it applies (tests compare it
+/// with the plain loop alone).
+#[allow(clippy::too_many_arguments)]
+fn decode_draw_with(
+    mem: &Memory,
+    layout: &VertexLayout,
+    vaddr: u32,
+    iaddr: u32,
+    count: u32,
+    params: &DecodeParams,
+    persist: &mut Persist,
+    whole: bool,
+) -> Result<DecodedDraw, MemError> {
     let vt = &layout.vtype;
     let isize = vt.index.size();
     let indexed = isize != 0;
@@ -633,26 +645,34 @@ pub fn decode_draw(
     // same alignment because size is a multiple of the alignment.
     let misaligned = !vaddr.is_multiple_of(layout.align.max(1));
 
-    let mut out = Vec::with_capacity(count.min(0x1_0000) as usize);
+    let mut out = Vec::new();
     let mut buf = [0u8; MAX_STRIDE];
     let (mut lo, mut hi, mut hi_at) = (u32::MAX, 0u32, 0usize);
-    for i in 0..count {
-        let idx = read_index(mem, vt.index, iaddr, i)?;
-        if idx < lo {
-            lo = idx;
+    let reader = if misaligned || !whole { None } else { Reader::new(layout, params, persist) };
+    let whole = reader.and_then(|r| decode_whole(mem, layout, &r, vaddr, iaddr, count, persist));
+    if let Some((vertices, l, h, at)) = whole {
+        (out, lo, hi, hi_at) = (vertices, l, h, at);
+    } else {
+        // The plain loop: misaligned or morphed draws, and reads that may fail midway.
+        out.reserve(count.min(0x1_0000) as usize);
+        for i in 0..count {
+            let idx = read_index(mem, vt.index, iaddr, i)?;
+            if idx < lo {
+                lo = idx;
+            }
+            if idx >= hi {
+                hi = idx;
+                hi_at = out.len();
+            }
+            let v = if misaligned {
+                zero_vertex(layout, params, persist)
+            } else {
+                let addr = vaddr.wrapping_add(idx.wrapping_mul(layout.stride));
+                let bytes = vertex_bytes(mem, addr, layout.extent, &mut buf)?;
+                decode_vertex(layout, bytes, params, persist)
+            };
+            out.push(v);
         }
-        if idx >= hi {
-            hi = idx;
-            hi_at = out.len();
-        }
-        let v = if misaligned {
-            zero_vertex(layout, params, persist)
-        } else {
-            let addr = vaddr.wrapping_add(idx.wrapping_mul(layout.stride));
-            let bytes = vertex_bytes(mem, addr, layout.extent, &mut buf)?;
-            decode_vertex(layout, bytes, params, persist)
-        };
-        out.push(v);
     }
     // [PP SoftwareVertexReader::UpdateCache] with reused indices every vertex of min..=max is
     // read in index order before drawing, so the last one read is the highest index.
@@ -673,115 +693,4 @@ pub fn decode_draw(
         (vaddr.wrapping_add(count.wrapping_mul(layout.stride)), iaddr)
     };
     Ok(DecodedDraw { vertices: out, vaddr: nv, iaddr: ni })
-}
-
-fn num_name(f: NumFormat, signed: bool) -> &'static str {
-    match (f, signed) {
-        (NumFormat::None, _) => "none",
-        (NumFormat::Byte, false) => "u8",
-        (NumFormat::Byte, true) => "s8",
-        (NumFormat::Short, false) => "u16",
-        (NumFormat::Short, true) => "s16",
-        (NumFormat::Float, _) => "float",
-    }
-}
-
-impl fmt::Display for VertexLayout {
-    /// One line, e.g.
-    /// `tc=u16@0 col=none nrm=none pos=float@4 w=none idx=none morph=1 through=0 size=16 stride=16`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let vt = &self.vtype;
-        if vt.has_texcoord() {
-            write!(f, "tc={}@{}", num_name(vt.texcoord, false), self.texcoord_offset)?;
-        } else {
-            f.write_str("tc=none")?;
-        }
-        match vt.color {
-            ColorFormat::None => f.write_str(" col=none")?,
-            ColorFormat::Invalid(n) => write!(f, " col=invalid{n}")?,
-            ColorFormat::Rgb565 => write!(f, " col=5650@{}", self.color_offset)?,
-            ColorFormat::Rgba5551 => write!(f, " col=5551@{}", self.color_offset)?,
-            ColorFormat::Rgba4444 => write!(f, " col=4444@{}", self.color_offset)?,
-            ColorFormat::Rgba8888 => write!(f, " col=8888@{}", self.color_offset)?,
-        }
-        if vt.has_normal() {
-            write!(f, " nrm={}@{}", num_name(vt.normal, true), self.normal_offset)?;
-        } else {
-            f.write_str(" nrm=none")?;
-        }
-        write!(f, " pos={}@{}", num_name(vt.position, true), self.position_offset)?;
-        if vt.has_weights() {
-            write!(f, " w={}x{}@{}", num_name(vt.weight, false), vt.weight_count, self.weight_offset)?;
-        } else {
-            f.write_str(" w=none")?;
-        }
-        let idx = match vt.index {
-            IndexFormat::None => "none",
-            IndexFormat::U8 => "u8",
-            IndexFormat::U16 => "u16",
-            IndexFormat::U32 => "u32",
-        };
-        write!(
-            f,
-            " idx={idx} morph={} through={} size={} stride={}",
-            vt.morph_count,
-            u8::from(vt.through),
-            self.size,
-            self.stride
-        )
-    }
-}
-
-/// `value [0xbits]` with the shortest round-trip decimal.
-fn exact(out: &mut String, x: f32) {
-    use fmt::Write;
-    let _ = write!(out, "{x:?} [0x{:08x}]", x.to_bits());
-}
-
-fn exact_list(out: &mut String, name: &str, xs: &[f32]) {
-    out.push_str(name);
-    out.push_str("=(");
-    for (i, &x) in xs.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        exact(out, x);
-    }
-    out.push(')');
-}
-
-/// Every attribute present in `layout`, with exact values: floats as shortest round-trip
-/// decimal plus their bit pattern, e.g. `pos=(0.5 [0x3f000000], ...)`; colours as
-/// `col=(r, g, b, a) [0xAABBGGRR]`. Order: w, uv, col, nrm, pos. Meant for diffing against
-/// emulator vertex dumps.
-pub fn format_vertex_exact(v: &Vertex, layout: &VertexLayout) -> String {
-    let vt = &layout.vtype;
-    let mut out = String::new();
-    let sep = |out: &mut String| {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-    };
-    if vt.has_weights() {
-        sep(&mut out);
-        exact_list(&mut out, "w", &v.weights[..usize::from(vt.weight_count).min(8)]);
-    }
-    if vt.has_texcoord() {
-        sep(&mut out);
-        exact_list(&mut out, "uv", &v.uv);
-    }
-    if vt.color != ColorFormat::None {
-        sep(&mut out);
-        let c = v.color;
-        out.push_str(&format!("col=({}, {}, {}, {}) [0x{:08x}]", c[0], c[1], c[2], c[3], u32::from_le_bytes(c)));
-    }
-    if vt.has_normal() {
-        sep(&mut out);
-        exact_list(&mut out, "nrm", &v.normal);
-    }
-    if vt.position != NumFormat::None {
-        sep(&mut out);
-        exact_list(&mut out, "pos", &v.pos);
-    }
-    out
 }

@@ -385,7 +385,10 @@ impl Assembler {
             && n >= 3
             && n.is_multiple_of(3)
             && !pairs
-            && indices.iter().all(|&i| (i as usize) < unique.len());
+            // Every index in range, as the largest one: a max over the list vectorizes, a
+            // short-circuiting test per index did not (~6 instructions per index, 7.5 M on
+            // 11216's main thread, whose patches give 1.2 M indices).
+            && indices.iter().copied().max().is_some_and(|m| (m as usize) < unique.len());
         if !plain {
             let verts: Vec<AsmVertex> = indices.iter().filter_map(|&i| unique.get(i as usize).copied()).collect();
             self.submit(prim, &verts, cull, sink);

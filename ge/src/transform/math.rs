@@ -8,8 +8,29 @@
 
 /// `CVTTSS2SI`: truncation toward zero; NaN and values outside i32 give `i32::MIN`
 /// (the x86 "integer indefinite"), which is what C++ `(int)f` does on x86-64.
+///
+/// On x86-64 this is the instruction itself (SSE is part of the target's baseline);
+/// elsewhere [`cvtt_portable`], which `cvtt_equals_portable_rule` checks it against.
 #[inline]
 pub(crate) fn cvtt(f: f32) -> i32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    {
+        use std::arch::x86_64::{_mm_cvttss_si32, _mm_set_ss};
+        // SAFETY: the intrinsics need SSE, which this build enables (the cfg above); they
+        // touch no memory.
+        unsafe { _mm_cvttss_si32(_mm_set_ss(f)) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    {
+        cvtt_portable(f)
+    }
+}
+
+/// [`cvtt`] in portable Rust: a saturating cast inside the i32 range, the "integer
+/// indefinite" outside it and for NaN.
+#[inline]
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse"), allow(dead_code))]
+pub(crate) fn cvtt_portable(f: f32) -> i32 {
     if (-2_147_483_648.0..2_147_483_648.0).contains(&f) {
         f as i32
     } else {
@@ -186,6 +207,21 @@ mod tests {
         assert_eq!(cvtt(f32::NAN), i32::MIN);
         assert_eq!(cvtt_u16(70000.0), 4464);
         assert_eq!(cvtt_u16(-5.0), 65531);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20000))]
+        /// The instruction and the portable rule agree on every kind of float: random
+        /// bit patterns (NaNs, infinities, subnormals) and values around the i32 limits.
+        #[test]
+        fn cvtt_equals_portable_rule(bits in proptest::prelude::any::<u32>(), near in -4.0f32..4.0) {
+            let f = f32::from_bits(bits);
+            proptest::prop_assert_eq!(cvtt(f), cvtt_portable(f));
+            for edge in [2_147_483_648.0f32, -2_147_483_648.0, 0.0, 65536.0] {
+                let g = edge + near * if edge.abs() > 1e9 { 128.0 } else { 1.0 };
+                proptest::prop_assert_eq!(cvtt(g), cvtt_portable(g));
+            }
+        }
     }
 
     #[test]
