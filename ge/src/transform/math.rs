@@ -9,18 +9,17 @@
 /// `CVTTSS2SI`: truncation toward zero; NaN and values outside i32 give `i32::MIN`
 /// (the x86 "integer indefinite"), which is what C++ `(int)f` does on x86-64.
 ///
-/// On x86-64 this is the instruction itself (SSE is part of the target's baseline);
+/// On x86-64 this is the instruction's packed form (SSE2 is part of the target's baseline);
 /// elsewhere [`cvtt_portable`], which `cvtt_equals_portable_rule` checks it against.
 #[inline]
 pub(crate) fn cvtt(f: f32) -> i32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        use std::arch::x86_64::{_mm_cvttss_si32, _mm_set_ss};
-        // SAFETY: the intrinsics need SSE, which this build enables (the cfg above); they
-        // touch no memory.
-        unsafe { _mm_cvttss_si32(_mm_set_ss(f)) }
+        // `cvttps2dq` on one lane: the same truncation and integer indefinite as
+        // `cvttss2si`, without `unsafe` (`wide`).
+        wide::f32x4::splat(f).fast_trunc_int().to_array()[0]
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
         cvtt_portable(f)
     }
@@ -29,7 +28,7 @@ pub(crate) fn cvtt(f: f32) -> i32 {
 /// [`cvtt`] in portable Rust: a saturating cast inside the i32 range, the "integer
 /// indefinite" outside it and for NaN.
 #[inline]
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse"), allow(dead_code))]
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 pub(crate) fn cvtt_portable(f: f32) -> i32 {
     if (-2_147_483_648.0..2_147_483_648.0).contains(&f) {
         f as i32
