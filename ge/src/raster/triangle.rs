@@ -629,8 +629,7 @@ impl Tri {
                 base[1] + step_x[1].wrapping_mul(skip),
                 base[2] + step_x[2].wrapping_mul(skip),
             ];
-            // [PP DrawTriangleSlice] scissor mask: lane 1/3 die past the row's right end,
-            // lanes 2/3 past the bottom.
+            // [PP DrawTriangleSlice] scissor mask: lanes 1/3 die past the right end, 2/3 the bottom.
             // Rows outside the band get a negative term too, so a lane is covered exactly
             // when the OR of its terms is non-negative (no branch per lane).
             let out_of_band = band_ok.map(|ok| -i32::from(!ok));
