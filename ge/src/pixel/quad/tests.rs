@@ -26,6 +26,7 @@ proptest! {
         list in pixel_regs(),
         quads in prop::collection::vec(quad(), 1..6),
         seed in any::<u64>(),
+        window in any::<bool>(),
     ) {
         let mut regs = Regs::default();
         regs.set(op::FRAMEBUFPIXFORMAT, fmt);
@@ -35,7 +36,14 @@ proptest! {
         let st = PixelState::decode(&regs, through);
         // Band rows 4..20, stride 34: quads reach past the right edge, above and below the
         // band and (x = 34) past the buffer end.
-        let mut plain = Tile::new(4, 16, FbFormat::from_bits(fmt), 34, 34);
+        // Or a window of columns 6..26 of those rows (a band copied out in its columns only).
+        let fb = FbFormat::from_bits(fmt);
+        let mut plain = if window {
+            let (c, z) = (vec![0; 16 * 20 * fb.bpp() as usize], vec![0; 16 * 20 * 2]);
+            Tile::window(4, 16, fb, (34, 34), (6, 20), c, z)
+        } else {
+            Tile::new(4, 16, fb, 34, 34)
+        };
         plain.color = bytes(seed ^ 0xC0, plain.color.len());
         plain.depth = bytes(seed ^ 0xD0, plain.depth.len());
         let mut fast = plain.clone();
