@@ -188,13 +188,16 @@ impl Src<'_> {
         let mut out = [0u8; N];
         match self.0.get(off..off + N) {
             Some(s) => out.copy_from_slice(s),
-            None => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = self.0.get(off + i).copied().unwrap_or(0);
-                }
-            }
+            None => out = self.padded(off),
         }
         out
+    }
+    /// [`Src::bytes`] of a field running past the slice (never in the draw loops, which hand
+    /// every vertex its whole extent): out of line, so the common read stays small.
+    #[cold]
+    #[inline(never)]
+    fn padded<const N: usize>(self, off: usize) -> [u8; N] {
+        std::array::from_fn(|i| self.0.get(off + i).copied().unwrap_or(0))
     }
     #[inline]
     fn u8(self, off: usize) -> u8 {

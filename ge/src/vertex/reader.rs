@@ -20,40 +20,10 @@
 //! 11216 ~380 -> ~281 instructions, 15875 ~300 -> ~170, 19960 ~349 -> ~168,
 //! 21763 ~357 -> ~250 (10 729 draws of ~7 vertices: per-draw costs weigh more).
 
-use super::{clean_nan_inf, Persist, S16_SCALE, S8_SCALE};
+use super::{clean_nan_inf, Persist, Src, S16_SCALE, S8_SCALE};
 use crate::geom::{ColorFormat, IndexFormat, NumFormat, Vertex};
 use crate::mem::Memory;
 use crate::vertex::{expand4, expand5, expand6, DecodeParams, VertexLayout};
-
-/// Little-endian field reads at `off`; bytes past the slice read as zero (the draw loop
-/// hands every vertex its whole extent, so that never happens there).
-#[inline(always)]
-fn b<const N: usize>(s: &[u8], off: usize) -> [u8; N] {
-    match s.get(off..off + N) {
-        Some(x) => {
-            let mut out = [0u8; N];
-            out.copy_from_slice(x);
-            out
-        }
-        None => super::Src(s).bytes(off),
-    }
-}
-#[inline(always)]
-fn u8_at(s: &[u8], off: usize) -> u8 {
-    s.get(off).copied().unwrap_or(0)
-}
-#[inline(always)]
-fn u16_at(s: &[u8], off: usize) -> u16 {
-    u16::from_le_bytes(b(s, off))
-}
-#[inline(always)]
-fn s16_at(s: &[u8], off: usize) -> i16 {
-    i16::from_le_bytes(b(s, off))
-}
-#[inline(always)]
-fn f32_at(s: &[u8], off: usize) -> f32 {
-    f32::from_bits(u32::from_le_bytes(b(s, off)))
-}
 
 /// One attribute's decoder over a draw: for every vertex `out[k]`, its field at
 /// `bytes[starts[k] + off..]` (`n`: the weight count).
@@ -81,70 +51,70 @@ struct Step {
 #[inline(always)]
 fn weights_u8(s: &[u8], off: usize, n: usize, v: &mut Vertex) {
     for (j, w) in v.weights.iter_mut().enumerate().take(n) {
-        *w = f32::from(u8_at(s, off + j)) * S8_SCALE;
+        *w = f32::from(Src(s).u8(off + j)) * S8_SCALE;
     }
 }
 #[inline(always)]
 fn weights_u16(s: &[u8], off: usize, n: usize, v: &mut Vertex) {
     for (j, w) in v.weights.iter_mut().enumerate().take(n) {
-        *w = f32::from(u16_at(s, off + 2 * j)) * S16_SCALE;
+        *w = f32::from(Src(s).u16(off + 2 * j)) * S16_SCALE;
     }
 }
 #[inline(always)]
 fn weights_f32(s: &[u8], off: usize, n: usize, v: &mut Vertex) {
     for (j, w) in v.weights.iter_mut().enumerate().take(n) {
-        *w = f32_at(s, off + 4 * j);
+        *w = Src(s).f32(off + 4 * j);
     }
 }
 
 #[inline(always)]
 fn uv_u8(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.uv = [f32::from(u8_at(s, off)) * S8_SCALE, f32::from(u8_at(s, off + 1)) * S8_SCALE];
+    v.uv = [f32::from(Src(s).u8(off)) * S8_SCALE, f32::from(Src(s).u8(off + 1)) * S8_SCALE];
 }
 #[inline(always)]
 fn uv_u16_texels(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.uv = [f32::from(u16_at(s, off)), f32::from(u16_at(s, off + 2))];
+    v.uv = [f32::from(Src(s).u16(off)), f32::from(Src(s).u16(off + 2))];
 }
 #[inline(always)]
 fn uv_u16(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.uv = [f32::from(u16_at(s, off)) * S16_SCALE, f32::from(u16_at(s, off + 2)) * S16_SCALE];
+    v.uv = [f32::from(Src(s).u16(off)) * S16_SCALE, f32::from(Src(s).u16(off + 2)) * S16_SCALE];
 }
 #[inline(always)]
 fn uv_f32(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.uv = [f32_at(s, off), f32_at(s, off + 4)];
+    v.uv = [Src(s).f32(off), Src(s).f32(off + 4)];
 }
 
 #[inline(always)]
 fn col_565(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    let c = u16_at(s, off);
+    let c = Src(s).u16(off);
     v.color = [expand5(c), expand6(c >> 5), expand5(c >> 11), 255];
 }
 #[inline(always)]
 fn col_5551(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    let c = u16_at(s, off);
+    let c = Src(s).u16(off);
     v.color = [expand5(c), expand5(c >> 5), expand5(c >> 10), if c >> 15 != 0 { 255 } else { 0 }];
 }
 #[inline(always)]
 fn col_4444(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    let c = u16_at(s, off);
+    let c = Src(s).u16(off);
     v.color = [expand4(c), expand4(c >> 4), expand4(c >> 8), expand4(c >> 12)];
 }
 #[inline(always)]
 fn col_8888(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.color = b(s, off);
+    v.color = Src(s).bytes(off);
 }
 
 #[inline(always)]
 fn nrm_s8(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.normal = [0, 1, 2].map(|j| f32::from(u8_at(s, off + j) as i8) * S8_SCALE);
+    v.normal = [0, 1, 2].map(|j| f32::from(Src(s).s8(off + j)) * S8_SCALE);
 }
 #[inline(always)]
 fn nrm_s16(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.normal = [0, 1, 2].map(|j| f32::from(s16_at(s, off + 2 * j)) * S16_SCALE);
+    v.normal = [0, 1, 2].map(|j| f32::from(Src(s).s16(off + 2 * j)) * S16_SCALE);
 }
 #[inline(always)]
 fn nrm_f32(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.normal = [f32_at(s, off), f32_at(s, off + 4), f32_at(s, off + 8)];
+    v.normal = [Src(s).f32(off), Src(s).f32(off + 4), Src(s).f32(off + 8)];
 }
 
 #[inline(always)]
@@ -157,28 +127,28 @@ fn pos_zero(_: &[u8], _: usize, _: usize, v: &mut Vertex) {
 }
 #[inline(always)]
 fn pos_s16_through(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [f32::from(s16_at(s, off)), f32::from(s16_at(s, off + 2)), f32::from(u16_at(s, off + 4))];
+    v.pos = [f32::from(Src(s).s16(off)), f32::from(Src(s).s16(off + 2)), f32::from(Src(s).u16(off + 4))];
 }
 #[inline(always)]
 fn pos_f32_through(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    let z = f32_at(s, off + 8);
-    v.pos = [f32_at(s, off), f32_at(s, off + 4), z.clamp(0.0, 65535.0)];
+    let z = Src(s).f32(off + 8);
+    v.pos = [Src(s).f32(off), Src(s).f32(off + 4), z.clamp(0.0, 65535.0)];
 }
 #[inline(always)]
 fn pos_s8(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [0, 1, 2].map(|j| f32::from(u8_at(s, off + j) as i8) * S8_SCALE);
+    v.pos = [0, 1, 2].map(|j| f32::from(Src(s).s8(off + j)) * S8_SCALE);
 }
 #[inline(always)]
 fn pos_s16(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [0, 1, 2].map(|j| f32::from(s16_at(s, off + 2 * j)) * S16_SCALE);
+    v.pos = [0, 1, 2].map(|j| f32::from(Src(s).s16(off + 2 * j)) * S16_SCALE);
 }
 #[inline(always)]
 fn pos_f32_raw(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [f32_at(s, off), f32_at(s, off + 4), f32_at(s, off + 8)];
+    v.pos = [Src(s).f32(off), Src(s).f32(off + 4), Src(s).f32(off + 8)];
 }
 #[inline(always)]
 fn pos_f32_clean(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [f32_at(s, off), f32_at(s, off + 4), f32_at(s, off + 8)].map(clean_nan_inf);
+    v.pos = [Src(s).f32(off), Src(s).f32(off + 4), Src(s).f32(off + 8)].map(clean_nan_inf);
 }
 
 /// A VTYPE's decoders for one draw, in the vertex's attribute order.
