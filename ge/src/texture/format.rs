@@ -258,15 +258,30 @@ impl<'a> LevelSrc<'a> {
     #[inline]
     pub fn offset<const BITS: u32>(&self, u: u32, v: u32) -> u32 {
         // Wrapping: `fetch_texel` may pass any u, v (the samplers never exceed 511).
+        self.row::<BITS>(v).wrapping_add(self.col::<BITS>(u))
+    }
+
+    /// The part of [`LevelSrc::offset`] that comes from the column `u`: its byte in a
+    /// linear row, or its swizzle tile's start plus the byte within the tile's row.
+    #[inline(always)]
+    fn col<const BITS: u32>(&self, u: u32) -> u32 {
         let b = u.wrapping_mul(BITS) / 8;
         if self.swizzle {
-            // 8 rows of bufw·BITS/8 bytes = bufw·BITS bytes per tile row.
-            (v >> 3)
-                .wrapping_mul(self.bufw * BITS)
-                .wrapping_add((b >> 4).wrapping_mul(128))
-                .wrapping_add((v & 7) * 16 + (b & 15))
+            (b >> 4).wrapping_mul(128).wrapping_add(b & 15)
         } else {
-            v.wrapping_mul(self.bufw * BITS / 8).wrapping_add(b)
+            b
+        }
+    }
+
+    /// The part of [`LevelSrc::offset`] that comes from the row `v`: the row's start, or
+    /// (swizzled) its tile row's start plus its 16-byte row within the tile; 8 rows of
+    /// bufw·BITS/8 bytes = bufw·BITS bytes per tile row.
+    #[inline(always)]
+    fn row<const BITS: u32>(&self, v: u32) -> u32 {
+        if self.swizzle {
+            (v >> 3).wrapping_mul(self.bufw * BITS).wrapping_add((v & 7) * 16)
+        } else {
+            v.wrapping_mul(self.bufw * BITS / 8)
         }
     }
 
@@ -274,7 +289,13 @@ impl<'a> LevelSrc<'a> {
     pub fn lookup(&self, raw: u32) -> [u8; 4] {
         // Entries past the 1 KiB cache: PPSSPP reads whatever follows its snapshot.
         // guess: 0.
-        let i = self.clut.apply(raw) + self.clut_level;
+        self.lookup_from(raw, self.clut_level)
+    }
+
+    /// [`LevelSrc::lookup`] from palette entry `base` on.
+    #[inline(always)]
+    fn lookup_from(&self, raw: u32, base: u32) -> [u8; 4] {
+        let i = self.clut.apply(raw) + base;
         self.palette.get(i as usize).copied().unwrap_or([0; 4])
     }
 
@@ -301,7 +322,7 @@ impl<'a> LevelSrc<'a> {
     /// first, see `filter::bilinear_at`).
     #[inline(always)]
     fn lookup0(&self, raw: u32) -> [u8; 4] {
-        self.palette.get(self.clut.apply(raw) as usize).copied().unwrap_or([0; 4])
+        self.lookup_from(raw, 0)
     }
 
     /// [`LevelSrc::entry_wide`] without the level's palette offset.
@@ -320,22 +341,13 @@ impl<'a> LevelSrc<'a> {
     /// addressing four taps.
     #[inline(always)]
     fn cols<const BITS: u32>(&self, u: [u32; 4]) -> [u32; 4] {
-        let b = u.map(|u| u.wrapping_mul(BITS) / 8);
-        if self.swizzle {
-            b.map(|b| (b >> 4).wrapping_mul(128).wrapping_add(b & 15))
-        } else {
-            b
-        }
+        u.map(|u| self.col::<BITS>(u))
     }
 
     /// The row parts of [`LevelSrc::cols`].
     #[inline(always)]
     fn rows<const BITS: u32>(&self, v: [u32; 4]) -> [u32; 4] {
-        if self.swizzle {
-            v.map(|v| (v >> 3).wrapping_mul(self.bufw * BITS).wrapping_add((v & 7) * 16))
-        } else {
-            v.map(|v| v.wrapping_mul(self.bufw * BITS / 8))
-        }
+        v.map(|v| self.row::<BITS>(v))
     }
 }
 
@@ -358,8 +370,8 @@ pub fn lane_offsets<F: Format>(src: &LevelSrc, u: ([u32; 4], [u32; 4]), v: ([u32
         Addr::Bits(16) => [src.cols::<16>(u.0), src.cols::<16>(u.1), src.rows::<16>(v.0), src.rows::<16>(v.1)],
         Addr::Bits(_) => [src.cols::<32>(u.0), src.cols::<32>(u.1), src.rows::<32>(v.0), src.rows::<32>(v.1)],
         Addr::Block(bytes) => {
-            let col = |u: [u32; 4]| u.map(|u| (u >> 2).wrapping_mul(bytes));
-            let row = |v: [u32; 4]| v.map(|v| (v >> 2).wrapping_mul(src.bufw >> 2).wrapping_mul(bytes));
+            let col = |u: [u32; 4]| u.map(|u| dxt_col(u, bytes));
+            let row = |v: [u32; 4]| v.map(|v| dxt_row(src, v, bytes));
             [col(u.0), col(u.1), row(v.0), row(v.1)]
         }
     }
@@ -568,7 +580,19 @@ impl Format for FClut32 {
 /// apply to DXT [PP SamplerX86.cpp Jit_GetDXT1Color, Jit_PrepareDataDXTOffsets].
 #[inline]
 fn dxt_block(src: &LevelSrc, u: u32, v: u32, block_bytes: u32) -> u32 {
-    (v >> 2).wrapping_mul(src.bufw >> 2).wrapping_add(u >> 2).wrapping_mul(block_bytes)
+    dxt_row(src, v, block_bytes).wrapping_add(dxt_col(u, block_bytes))
+}
+
+/// The part of [`dxt_block`] from the column `u`.
+#[inline(always)]
+fn dxt_col(u: u32, block_bytes: u32) -> u32 {
+    (u >> 2).wrapping_mul(block_bytes)
+}
+
+/// The part of [`dxt_block`] from the row `v`.
+#[inline(always)]
+fn dxt_row(src: &LevelSrc, v: u32, block_bytes: u32) -> u32 {
+    (v >> 2).wrapping_mul(src.bufw >> 2).wrapping_mul(block_bytes)
 }
 
 impl Format for FDxt1 {
