@@ -106,7 +106,9 @@
 //!   12–20 bits (232); fixed-point planes like [`ColourPlane`] (168); float24 plane sums (235);
 //!   values cut at 2×2-quad corners (237).
 
-use super::plane::{ColourPlane, PlaneSetup};
+#[cfg(any(doc, test))]
+use super::plane::ColourPlane;
+use super::plane::QuadPlanes;
 use super::{clamp_fog4, cvt_round4, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
 use bytemuck::cast;
@@ -368,9 +370,8 @@ struct Tri {
     /// Clip w per vertex (slope-mode LOD).
     clip_w: Splat3,
     persp_recip: PerspRecip,
-    /// [`ColourRounding::FirstVertexPlane`]: planes of the primary colour's four channels
-    /// and the secondary colour's three, and the offset of the sample point in the pixel.
-    planes: Option<([ColourPlane; 4], [ColourPlane; 3], i32)>,
+    /// [`ColourRounding::FirstVertexPlane`]: the planes of the colours that are not flat.
+    planes: Option<QuadPlanes>,
 }
 
 impl Tri {
@@ -415,24 +416,7 @@ impl Tri {
             // Both colours flat: neither the planes nor the barycentric path is read.
             planes: (setup.triangle.colour == ColourRounding::FirstVertexPlane
                 && !(c0_flat.is_some() && c1_flat.is_some()))
-            .then(|| {
-                let pts = [p(0), p(1), p(2)];
-                let s = match [v[0].first, v[1].first, v[2].first] {
-                    [true, false, false] => 0,
-                    [false, true, false] => 1,
-                    [false, false, true] => 2,
-                    // guess: triangles made by clipping (no unique first vertex).
-                    _ => ColourPlane::start(&pts),
-                };
-                let plane = PlaneSetup::new(&pts, s);
-                let ch = |c: [u8; 3]| plane.channel(c);
-                let half = setup.triangle.sample.offset();
-                (
-                    std::array::from_fn(|k| ch([v[0].color0[k], v[1].color0[k], v[2].color0[k]])),
-                    std::array::from_fn(|k| ch([v[0].color1[k], v[1].color1[k], v[2].color1[k]])),
-                    half,
-                )
-            }),
+            .then(|| QuadPlanes::new(v, setup, c0_flat.is_none(), c1_flat.is_none())),
         }
     }
 
@@ -569,17 +553,8 @@ impl Tri {
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
         let mut c0_indefinite = [0u8; 4];
         let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
-        if let Some((p0, p1, half)) = &self.planes {
-            for l in 0..4 {
-                let sx = 16 * (x + (l & 1) as i32) + half;
-                let sy = 16 * (y + (l >> 1) as i32) + half;
-                if self.c0_flat.is_none() {
-                    c0[l] = p0.map(|p| p.at(sx, sy));
-                }
-                if self.c1_flat.is_none() {
-                    c1[l] = [p1[0].at(sx, sy), p1[1].at(sx, sy), p1[2].at(sx, sy)];
-                }
-            }
+        if let Some(planes) = &self.planes {
+            planes.shade(x, y, &mut c0, &mut c1);
         } else {
             // Channels packed little-endian into one word per lane (clamped to a byte).
             let pack = |ch: &[Splat3], ind: &mut i32x4| -> [u32; 4] {
