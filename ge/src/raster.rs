@@ -41,6 +41,7 @@ use wide::{f32x4, i32x4};
 
 mod detect;
 mod line;
+mod plane;
 mod rect;
 mod triangle;
 
@@ -52,15 +53,13 @@ pub use detect::{
     DetectState,
 };
 pub use line::{line, LineRule};
+pub use plane::{ColourPlane, COLOUR_GRADIENT_BITS};
 pub use rect::{
     clear_rectangle, clear_rectangle_pixels, flat_fragment, rect_to_triangles, rectangle, rectangle_exact,
     rectangle_exact_pixels, rectangle_pixels, rectangle_rows, split_rect_fog, sprite, sprite_fast_path, RectTexCoords,
     SpriteFastPathState, TexSlopes,
 };
-pub use triangle::{
-    triangle, triangle_culled, ColourPlane, ColourRounding, Cull, PerspRecip, SamplePoint, TriangleRule,
-    COLOUR_GRADIENT_BITS,
-};
+pub use triangle::{triangle, triangle_culled, ColourRounding, Cull, PerspRecip, SamplePoint, TriangleRule};
 
 /// Inclusive drawing-coordinate rectangle (pixels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

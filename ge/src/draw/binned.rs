@@ -69,7 +69,13 @@ impl DrawState {
         model: Model,
         palettes: &mut PaletteMemo,
     ) -> DrawState {
-        let pixel = PixelState::decode(regs, through);
+        let mut pixel = PixelState::decode(regs, through);
+        // A blend that returns its source draws as none, the same bytes without reading
+        // the destination (nba-2k12's full-screen FIX blends). PPSSPP's model has its own
+        // rule for it (`ppsspp::rewrite_pixel`).
+        if model == Model::Hardware && pixel.blend.is_some_and(|b| b.is_identity()) {
+            pixel.blend = None;
+        }
         let clear = pixel.clear_mode();
         let texture = (regs.enabled(op::TEXTUREMAPENABLE) && !clear).then(|| {
             let mut t = TextureState::decode_with(regs, clut, through, palettes);

@@ -123,6 +123,17 @@ impl Blend {
         self.eq == BlendEq::Add && self.src == BlendFactor::SrcAlpha && self.dst == BlendFactor::InvSrcAlpha
     }
 
+    /// Whether [`Blend::apply`] returns the source colour for every source and
+    /// destination: ADD or SUBTRACT with A = FIX 0xFFFFFF and B = FIX 0, since
+    /// `term(s, 255) = ⌊(2s+1)·511/1024⌋ = s` and `term(d, 0) = ⌊(2d+1)/1024⌋ = 0` for bytes
+    /// (checked exhaustively by `identity_blend_returns_the_source`). The hardware model
+    /// draws such a blend as none (`crate::draw::DrawState::decode`).
+    pub fn is_identity(&self) -> bool {
+        matches!(self.eq, BlendEq::Add | BlendEq::Subtract)
+            && self.src == BlendFactor::Fixed([0xFF; 3])
+            && self.dst == BlendFactor::Fixed([0; 3])
+    }
+
     /// Blend source `s` (fragment, α = fragment alpha) over destination `d` (α = the
     /// stencil value, 0 for 5650). Returns unclamped RGB (≥ 0, up to 1020).
     #[inline]
@@ -272,6 +283,33 @@ mod tests {
         // white: 511·273/1024 = 136.2 → 136, black dst contributes 0.
         let b = add(BlendFactor::SrcAlpha, BlendFactor::InvSrcAlpha);
         assert_eq!(b.apply([0xFF, 0xFF, 0xFF, 0x88], [0, 0, 0, 0]), [136, 136, 136]);
+    }
+
+    /// Every blend [`Blend::is_identity`] names returns the source for every byte of
+    /// source and destination (channels are independent; alphas vary too), and the
+    /// near misses do not.
+    #[test]
+    fn identity_blend_returns_the_source() {
+        let one = BlendFactor::Fixed([0xFF; 3]);
+        for eq in [BlendEq::Add, BlendEq::Subtract] {
+            let b = Blend { eq, src: one, dst: ZERO };
+            assert!(b.is_identity());
+            for s in 0..=255u8 {
+                for d in 0..=255u8 {
+                    let (src, dst) = ([s, 255 - s, s / 2, d], [d, d / 3, 255 - d, s]);
+                    assert_eq!(b.apply(src, dst), [s as i32, 255 - s as i32, (s / 2) as i32], "{eq:?} {s} {d}");
+                }
+            }
+        }
+        for b in [
+            Blend { eq: BlendEq::ReverseSubtract, src: one, dst: ZERO },
+            Blend { eq: BlendEq::Add, src: BlendFactor::Fixed([0xFF, 0xFF, 0xFE]), dst: ZERO },
+            Blend { eq: BlendEq::Add, src: one, dst: BlendFactor::Fixed([0, 1, 0]) },
+            add(BlendFactor::SrcAlpha, BlendFactor::InvSrcAlpha),
+        ] {
+            assert!(!b.is_identity(), "{b:?}");
+            assert_ne!(b.apply([0x80, 0x80, 0x80, 0x80], [0xFF; 4]), [0x80; 3], "{b:?}");
+        }
     }
 
     #[test]

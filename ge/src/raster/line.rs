@@ -45,7 +45,7 @@
 //! DDA, so the first such pixel takes v0's values exactly and a pixel lit beyond an end
 //! takes that end's; no hardware data separates the alternatives.
 
-use super::triangle::COLOUR_GRADIENT_BITS;
+use super::plane::COLOUR_GRADIENT_BITS;
 use super::{
     clamp_fog, clamp_u8, cvt_trunc_f64, depth_u16, floor_div, screen_range, single_pixel_quad, vertex_depth,
     RasterSetup,

@@ -859,33 +859,6 @@ fn hw_colour_plane_lowers_whole_values_of_a_falling_ramp() {
     assert_eq!(plane.at(270 * 16 + 8, 10 * 16 + 8), 253);
 }
 
-/// [`ColourPlane`] arithmetic is integer and bounded: the fallback start vertex is the
-/// topmost, then the leftmost, whatever the order; a gradient of exactly one level per
-/// sixteenth comes out a hair below it (the rounded-down area reciprocal) and reaches the
-/// start colour exactly; extreme coordinates neither overflow nor leave 0..=255; a
-/// zero-area triangle keeps the start colour.
-#[test]
-fn colour_plane_start_and_bounds() {
-    let pts = [(500, 300), (100, 300), (300, 100)];
-    assert_eq!(ColourPlane::start(&pts), 2);
-    let tie = [(500, 100), (100, 100), (300, 400)];
-    assert_eq!(ColourPlane::start(&tie), 1);
-    let rising = ColourPlane::new(&[(0, 0), (160, 0), (0, 160)], [0, 160, 0], 0);
-    // One level per sixteenth times ⌊2^31/25 600⌋ = 83 886 (exact: 83 886.08), >> 17:
-    // 16 383/16 384 levels, so x = 152 reads ⌊151.99⌋.
-    assert_eq!(rising.at(0, 0), 0);
-    assert_eq!(rising.at(8, 8), 7);
-    assert_eq!(rising.at(152, 8), 151);
-    let far = [(i32::MIN, i32::MIN), (i32::MAX, i32::MIN), (0, i32::MAX)];
-    let p = ColourPlane::new(&far, [0, 255, 128], ColourPlane::start(&far));
-    for (x, y) in [(i32::MIN, i32::MIN), (i32::MAX, i32::MAX), (0, 0), (i32::MAX, i32::MIN)] {
-        let _ = p.at(x, y);
-    }
-    let flat = ColourPlane::new(&[(0, 0), (16, 16), (32, 32)], [40, 200, 90], 0);
-    assert_eq!(flat.at(8, 8), 40);
-    assert_eq!(flat.at(1000, -1000), 40);
-}
-
 /// primitives-bezier's "colors" patch, cell (0, 0): blue rises from 0 on the top row of
 /// vertices (y = 160 sixteenths) to 45 on the next (y = 190), x from 1440 to 1470. At row
 /// 10's centre (y = 168) the exact value is 12; the PSP shows 11 at (90, 10), in the upper
@@ -1004,43 +977,6 @@ fn exact_rectangle_samples_the_pixel_centre() {
     // TR→BL: S runs down the rows, T runs backwards along x from v1's T.
     let v = [textured(32, 0, 0.0, 0.0), textured(0, 32, 2.0, 2.0)];
     assert_eq!(at(&v, 0, 0), (0.0 + 0.5, 2.0 - 0.5));
-}
-
-/// The colour gradients as first written: every product in i128, the reciprocal taken
-/// per channel ([`ColourPlane::new`]'s plain path, kept to check the shared-setup i64 one).
-fn plane_reference(p: &[(i32, i32); 3], c: [u8; 3], s: usize) -> ColourPlane {
-    use triangle::{AREA_RECIP_BITS, COLOUR_GRADIENT_BITS};
-    let (a, b) = ((s + 1) % 3, (s + 2) % 3);
-    let d = |i: usize| (p[i].0 as i128 - p[s].0 as i128, p[i].1 as i128 - p[s].1 as i128);
-    let ((xa, ya), (xb, yb)) = (d(a), d(b));
-    let (ca, cb) = (c[a] as i128 - c[s] as i128, c[b] as i128 - c[s] as i128);
-    let area = xa * yb - xb * ya;
-    let grad = |n: i128| -> i64 {
-        if area == 0 {
-            return 0;
-        }
-        let (n, den) = if area < 0 { (-n, -area) } else { (n, area) };
-        let e = 128 - den.leading_zeros();
-        let r = (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den);
-        ((n * r) >> (AREA_RECIP_BITS + e - COLOUR_GRADIENT_BITS)).clamp(i64::MIN as i128, i64::MAX as i128) as i64
-    };
-    ColourPlane::from_parts(p[s], c[s], grad(ca * yb - cb * ya), grad(cb * xa - ca * xb))
-}
-
-proptest! {
-    /// Shared-setup planes (one reciprocal, i64 products where they fit) equal the plain
-    /// i128 arithmetic, for screen-sized and for extreme coordinates.
-    #[test]
-    fn colour_planes_equal_the_plain_arithmetic(
-        small in proptest::array::uniform3((-8192i32..8192, -8192i32..8192)),
-        wide in proptest::array::uniform3((any::<i32>(), any::<i32>())),
-        c in proptest::array::uniform3(any::<u8>()),
-        s in 0usize..3,
-    ) {
-        for p in [small, wide] {
-            prop_assert_eq!(ColourPlane::new(&p, c, s), plane_reference(&p, c, s));
-        }
-    }
 }
 
 proptest! {

@@ -106,6 +106,9 @@
 //!   12–20 bits (232); fixed-point planes like [`ColourPlane`] (168); float24 plane sums (235);
 //!   values cut at 2×2-quad corners (237).
 
+#[cfg(any(doc, test))]
+use super::plane::ColourPlane;
+use super::plane::QuadPlanes;
 use super::{clamp_fog4, cvt_round4, depth_u16, screen_range, vertex_depth, RasterSetup};
 use crate::geom::{Fragment, Quad, ScreenVertex};
 use bytemuck::cast;
@@ -151,159 +154,6 @@ pub enum ColourRounding {
     /// rounded down, truncated [HW triangle-triangle, primitives-immediate,
     /// primitives-bezier].
     FirstVertexPlane,
-}
-
-/// Fraction bits of a colour gradient per 1/16 px in [`ColourPlane`]. [HW
-/// triangle-triangle: 14 bits leave 0 of its 4 995 interior pixels off; 13 bits 599,
-/// 15 bits 125, 16 bits 123, 22 bits (≈ exact) 139.]
-pub const COLOUR_GRADIENT_BITS: u32 = 14;
-
-/// Fraction bits of the reciprocal of a triangle's doubled area that [`ColourPlane`]
-/// multiplies its gradient numerators by (rounded down; the reciprocal has one more
-/// significant bit). [HW primitives-bezier "colors" patch: the gradient 45 levels / 30
-/// sixteenths = 1.5 is exact, yet the PSP shows 11 where 1.5·8 = 12 in the cells' upper
-/// triangles: only a rounded-down reciprocal lowers it. Differing pixels of bezier and
-/// spline, swept with the start at the rasterized order's first vertex (an equivalent
-/// start in these patches): 14 bits → 92 and 350, 15–22 bits → 2 and 242, exact division
-/// → 54 and 294; with the first-vertex rule as built, 16 bits → 2 and 242, and
-/// triangle-triangle and primitives-immediate stay at 0.]
-pub const AREA_RECIP_BITS: u32 = 16;
-
-/// One Gouraud colour channel as the PSP interpolates it: the plane through the *start*
-/// vertex with gradients per 1/16 px (numerator times a rounded-down reciprocal of the
-/// area, `AREA_RECIP_BITS`) rounded down to `COLOUR_GRADIENT_BITS` fraction bits,
-/// evaluated exactly at the pixel centre and truncated. All arithmetic is integer, so
-/// there are no float ties.
-///
-/// The start vertex is the one the GE received first for the triangle
-/// ([`crate::geom::ScreenVertex::first`]: a list's first, a strip's oldest, a fan's
-/// centre); [`ColourPlane::start`] (topmost, leftmost on ties) only for triangles without
-/// one (made by clipping; guess). [HW primitives-bezier "colors" patch: where the exact
-/// colour is whole (blue 12 on row 10, 185 on row 20, 232 on row 26) the PSP shows one
-/// less in each cell's upper triangle (tl, bl, tr) and the whole value in its lower one
-/// (bl, tr, br as a strip draws it): the lower triangle's topmost vertex gives one less
-/// there too, its first vertex bl does not. primitives-bezier 288 → 2 differing pixels,
-/// primitives-spline 630 → 242; primitives-immediate (fan centre = topmost) and
-/// triangle-triangle (first = topmost) stay at 0.]
-///
-/// Earlier evidence: primitives-immediate's fan falls from 255 to 127 over 40 rows and
-/// shows one less wherever the exact value is whole (rows 12, 17, …, 47: 320 pixels).
-/// triangle-triangle's
-/// rotated triangle has, per row, a constant error of −0.004 … +0.037 levels against the
-/// exact plane (read off the rows where the exact red is within 0.04 of a whole number),
-/// which these gradient steps reproduce pixel for pixel; gradients rounded to nearest or
-/// toward zero do not lower the whole-number pixels of the immediate fan. guess: the tie
-/// between two topmost vertices (leftmost first): no test separates it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ColourPlane {
-    /// Start vertex in 1/16 px.
-    x: i64,
-    y: i64,
-    /// Start colour and gradients, in units of 2^-[`COLOUR_GRADIENT_BITS`] levels.
-    c: i64,
-    dx: i64,
-    dy: i64,
-}
-
-impl ColourPlane {
-    /// Fallback start vertex (no unique first vertex): the topmost, then the leftmost.
-    pub fn start(p: &[(i32, i32); 3]) -> usize {
-        (0..3).min_by_key(|&i| (p[i].1, p[i].0)).unwrap_or(0)
-    }
-
-    /// The plane of channel values `c` at positions `p` (1/16 px), from vertex `s`. A
-    /// zero-area triangle keeps the start colour (guess: its gradients are undefined).
-    pub fn new(p: &[(i32, i32); 3], c: [u8; 3], s: usize) -> ColourPlane {
-        PlaneSetup::new(p, s).channel(c)
-    }
-    /// A plane from its start vertex, start value and raw gradients (tests).
-    #[cfg(test)]
-    pub(crate) fn from_parts(at: (i32, i32), c: u8, dx: i64, dy: i64) -> ColourPlane {
-        ColourPlane { x: at.0 as i64, y: at.1 as i64, c: (c as i64) << COLOUR_GRADIENT_BITS, dx, dy }
-    }
-
-    /// The channel at sample point (`sx`, `sy`) in 1/16 px, truncated and clamped to a byte.
-    #[inline]
-    pub fn at(&self, sx: i32, sy: i32) -> u8 {
-        let v = self.c as i128
-            + self.dx as i128 * (sx as i64 - self.x) as i128
-            + self.dy as i128 * (sy as i64 - self.y) as i128;
-        (v >> COLOUR_GRADIENT_BITS).clamp(0, 255) as u8
-    }
-}
-
-/// What the [`ColourPlane`]s of one triangle share: the edges from the start vertex and
-/// the rounded-down reciprocal of the doubled area, computed once for its seven channels.
-#[derive(Clone, Copy, Debug)]
-pub struct PlaneSetup {
-    /// The start vertex: its index and position in 1/16 px.
-    s: usize,
-    start: (i32, i32),
-    /// Edges from the start vertex to the next two, in 1/16 px (33-bit values).
-    xa: i64,
-    ya: i64,
-    xb: i64,
-    yb: i64,
-    /// Sign of the area (−1, 0 or 1), the reciprocal R = ⌊2^(k+e) / |area|⌋ and the shift
-    /// k + e − [`COLOUR_GRADIENT_BITS`], k = [`AREA_RECIP_BITS`], e the bit length of |area|.
-    sign: i128,
-    recip: i128,
-    shift: u32,
-}
-
-impl PlaneSetup {
-    pub fn new(p: &[(i32, i32); 3], s: usize) -> PlaneSetup {
-        let (a, b) = ((s + 1) % 3, (s + 2) % 3);
-        let d = |i: usize| (p[i].0 as i64 - p[s].0 as i64, p[i].1 as i64 - p[s].1 as i64);
-        let ((xa, ya), (xb, yb)) = (d(a), d(b));
-        let area = xa as i128 * yb as i128 - xb as i128 * ya as i128;
-        // Operands stay below 2^70 for 32-bit coordinates; R has AREA_RECIP_BITS + 1
-        // significant bits.
-        let den = area.abs();
-        let e = 128 - den.leading_zeros();
-        let recip = if area == 0 { 0 } else { (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den) };
-        PlaneSetup {
-            s,
-            start: p[s],
-            xa,
-            ya,
-            xb,
-            yb,
-            sign: area.signum(),
-            recip,
-            shift: AREA_RECIP_BITS + e - COLOUR_GRADIENT_BITS,
-        }
-    }
-
-    /// Rounded down: ⌊(n << bits) / area⌋ through `n · R` for either sign of the area; the
-    /// quotient is clamped to i64.
-    #[inline]
-    fn grad(&self, n: i64) -> i64 {
-        if self.sign == 0 {
-            return 0;
-        }
-        if self.shift < 63 {
-            // |n| < 2^43 (a byte difference times two 33-bit deltas) and R ≤ 2^17, so the
-            // product fits an i64 exactly; only areas past 2^61 need the wide shift.
-            return (self.sign as i64 * n * self.recip as i64) >> self.shift;
-        }
-        ((self.sign * n as i128 * self.recip) >> self.shift).clamp(i64::MIN as i128, i64::MAX as i128) as i64
-    }
-
-    /// The plane of channel values `c` at the setup's vertices. A channel equal at all
-    /// three vertices has zero gradients, so no products are taken for it.
-    pub fn channel(&self, c: [u8; 3]) -> ColourPlane {
-        let s = self.s;
-        let (a, b) = ((s + 1) % 3, (s + 2) % 3);
-        let (ca, cb) = (c[a] as i64 - c[s] as i64, c[b] as i64 - c[s] as i64);
-        let (dx, dy) = if ca == 0 && cb == 0 {
-            (0, 0)
-        } else {
-            (self.grad(ca * self.yb - cb * self.ya), self.grad(cb * self.xa - ca * self.xb))
-        };
-        let (x, y) = self.start;
-        ColourPlane { x: x as i64, y: y as i64, c: (c[s] as i64) << COLOUR_GRADIENT_BITS, dx, dy }
-    }
 }
 
 /// Precision of the reciprocal in the perspective divide of texture coordinates.
@@ -520,9 +370,8 @@ struct Tri {
     /// Clip w per vertex (slope-mode LOD).
     clip_w: Splat3,
     persp_recip: PerspRecip,
-    /// [`ColourRounding::FirstVertexPlane`]: planes of the primary colour's four channels
-    /// and the secondary colour's three, and the offset of the sample point in the pixel.
-    planes: Option<([ColourPlane; 4], [ColourPlane; 3], i32)>,
+    /// [`ColourRounding::FirstVertexPlane`]: the planes of the colours that are not flat.
+    planes: Option<QuadPlanes>,
 }
 
 impl Tri {
@@ -567,24 +416,7 @@ impl Tri {
             // Both colours flat: neither the planes nor the barycentric path is read.
             planes: (setup.triangle.colour == ColourRounding::FirstVertexPlane
                 && !(c0_flat.is_some() && c1_flat.is_some()))
-            .then(|| {
-                let pts = [p(0), p(1), p(2)];
-                let s = match [v[0].first, v[1].first, v[2].first] {
-                    [true, false, false] => 0,
-                    [false, true, false] => 1,
-                    [false, false, true] => 2,
-                    // guess: triangles made by clipping (no unique first vertex).
-                    _ => ColourPlane::start(&pts),
-                };
-                let plane = PlaneSetup::new(&pts, s);
-                let ch = |c: [u8; 3]| plane.channel(c);
-                let half = setup.triangle.sample.offset();
-                (
-                    std::array::from_fn(|k| ch([v[0].color0[k], v[1].color0[k], v[2].color0[k]])),
-                    std::array::from_fn(|k| ch([v[0].color1[k], v[1].color1[k], v[2].color1[k]])),
-                    half,
-                )
-            }),
+            .then(|| QuadPlanes::new(v, setup, c0_flat.is_none(), c1_flat.is_none())),
         }
     }
 
@@ -721,17 +553,8 @@ impl Tri {
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
         let mut c0_indefinite = [0u8; 4];
         let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
-        if let Some((p0, p1, half)) = &self.planes {
-            for l in 0..4 {
-                let sx = 16 * (x + (l & 1) as i32) + half;
-                let sy = 16 * (y + (l >> 1) as i32) + half;
-                if self.c0_flat.is_none() {
-                    c0[l] = p0.map(|p| p.at(sx, sy));
-                }
-                if self.c1_flat.is_none() {
-                    c1[l] = [p1[0].at(sx, sy), p1[1].at(sx, sy), p1[2].at(sx, sy)];
-                }
-            }
+        if let Some(planes) = &self.planes {
+            planes.shade(x, y, &mut c0, &mut c1);
         } else {
             // Channels packed little-endian into one word per lane (clamped to a byte).
             let pack = |ch: &[Splat3], ind: &mut i32x4| -> [u32; 4] {
