@@ -368,7 +368,8 @@ pub fn build_frame(
             return Err(SceneError::NoSuchSection { section: n, lengths });
         }
     }
-    let mut l = ListBuilder::new();
+    let (words, data) = list_capacity(model, opts);
+    let mut l = ListBuilder::with_capacity(words, data);
     let [r, g, b, a] = opts.background;
     l.standard_setup(opts.fb_format & 3);
     l.clear(u32::from_le_bytes([r, g, b, a]), 0);
@@ -474,6 +475,25 @@ pub fn build_frame(
         display: DisplayBuffer { addr: 0x0400_0000, stride: 512, format: opts.fb_format & 3 },
         camera: *camera,
     })
+}
+
+/// Room for the list [`build_frame`] makes: the data bounded from above (every drawn
+/// section's vertices and a CLUT per texture switch, every texture of a PMO once, 16-byte
+/// alignment), the words roughly (matrices, state, one PRIM per strip). Grown from nothing,
+/// a map piece's data (hundreds of KiB) was copied again at every doubling.
+fn list_capacity(model: &Model, opts: &RenderOptions) -> (usize, usize) {
+    const SETUP_WORDS: usize = 96;
+    const SECTION_WORDS: usize = 160;
+    let (mut words, mut data) = (SETUP_WORDS, 64);
+    for (_, pl, _, s) in draw_order(model, opts) {
+        words += SECTION_WORDS + s.strips.len().max(1);
+        data += s.vertices.len() + 15;
+        if let Some(Some(t)) = model.textures[pl.pmo].get(usize::from(s.texture_id)) {
+            data += t.clut.as_ref().map_or(0, |(c, _)| c.len() + 15);
+        }
+    }
+    data += model.textures.iter().flatten().flatten().map(|t| t.data.len() + 15).sum::<usize>();
+    (words, data)
 }
 
 /// Triangle edges of a section as one indexed LINES draw (u16 indices into its vertices).

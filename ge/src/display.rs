@@ -100,14 +100,15 @@ impl DisplayBuffer {
                     [r, g, b, 255]
                 }));
             }
-            // Columns past the screen's 480 are black.
-            for _ in SCREEN_W..CANVAS_W {
-                rgba.extend_from_slice(&[0, 0, 0, 255]);
-            }
+            // Columns past the screen's 480 are black (one append, not one per pixel).
+            rgba.extend_from_slice(BLACK_TAIL.as_flattened());
         }
         Image { width: CANVAS_W, height: SCREEN_H, rgba }
     }
 }
+
+/// The opaque black pixels right of the screen in each captured row.
+const BLACK_TAIL: [[u8; 4]; (CANVAS_W - SCREEN_W) as usize] = [[0, 0, 0, 255]; (CANVAS_W - SCREEN_W) as usize];
 
 /// 16-bit display pixel to 8-bit RGB by bit replication (§8.2; trap 14: the references only
 /// contain replicated values) [PP ColorConv.cpp Convert*ToBGRA8888].

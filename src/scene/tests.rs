@@ -257,3 +257,55 @@ fn one_and_many_threads_give_the_same_bytes() {
         assert_eq!(a, b);
     }
 }
+
+#[test]
+fn list_room_is_never_outgrown() {
+    // The data Vec keeps the room `list_capacity` gave it (no regrowth, which copies it):
+    // textured, skinned, filtered and wireframe frames alike.
+    for pmo in [quad_model(), skinned_model()] {
+        let model = Model::from_pmo(pmo).unwrap();
+        for o in [
+            RenderOptions::default(),
+            RenderOptions { mesh_list: Some(1), ..RenderOptions::default() },
+            RenderOptions { wireframe: true, ..RenderOptions::default() },
+        ] {
+            let f = build_frame(&model, None, &camera(), &o).unwrap();
+            let (words, data) = list_capacity(&model, &o);
+            assert!(f.list.data.len() <= data, "{} data bytes, room for {data}", f.list.data.len());
+            assert!(f.list.words.len() <= words, "{} words, room for {words}", f.list.words.len());
+            if !o.wireframe {
+                assert_eq!(f.list.data.capacity(), data);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_reused_ge_draws_what_a_fresh_one_draws() {
+    // Frames run one after the other on one GE (data left in RAM by the last frame is
+    // compared, not written again) give a fresh GE's bytes, also when the model changes
+    // between frames and when RAM under the data was overwritten.
+    let o = RenderOptions::default();
+    let quad = Model::from_pmo(quad_model()).unwrap();
+    let skinned = Model::from_pmo(skinned_model()).unwrap();
+    let pose = [Mat4::IDENTITY, Mat4::from_rotation_z(0.5)];
+    let frames = [
+        build_frame(&quad, None, &camera(), &o).unwrap(),
+        build_frame(&skinned, None, &camera(), &o).unwrap(),
+        build_frame(&skinned, Some(&pose), &camera(), &o).unwrap(),
+        build_frame(&quad, None, &camera(), &o).unwrap(),
+        build_frame(&quad, None, &camera(), &o).unwrap(),
+    ];
+    let mut ge = Ge::new();
+    ge.set_threads(2);
+    for (i, f) in frames.iter().enumerate() {
+        if i == 4 {
+            // The same data as the last frame's, but its last bytes (vertices) damaged.
+            let end = DATA_ADDR + f.list.data.len() as u32;
+            ge.mem.write(end - 8, &[0xA5; 8]).unwrap();
+        }
+        let fresh = f.render(&mut Ge::new()).unwrap();
+        assert_eq!(f.render(&mut ge).unwrap(), fresh, "frame {i}");
+        assert_eq!(ge.mem.slice(DATA_ADDR, f.list.data.len() as u32).unwrap(), f.list.data.as_slice());
+    }
+}
