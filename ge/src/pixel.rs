@@ -38,7 +38,7 @@ pub use span::{draw_span, fill_span};
 pub use stencil::StencilOp;
 
 use crate::cmd::{op, reg};
-use crate::geom::Fragment;
+use crate::geom::Quad;
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use format::{convert_mask, FbPixel};
@@ -384,26 +384,20 @@ pub fn quad_kernel(st: &PixelState) -> QuadKernel {
 }
 
 /// [`quad_kernel`] for one quad.
-pub fn draw_quad(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
-    quad_kernel(st)(st, tile, frags, mask, colors)
+pub fn draw_quad(st: &PixelState, tile: &mut Tile, q: &Quad, colors: &[[u8; 4]; 4]) {
+    quad_kernel(st)(st, tile, q, colors)
 }
 
 /// [`draw_quad`] through the plain fragment-by-fragment pipeline only (the reference the
 /// kernels and spans are tested against).
 #[cfg(test)]
-pub(crate) fn draw_quad_reference(
-    st: &PixelState,
-    tile: &mut Tile,
-    frags: &[Fragment; 4],
-    mask: u8,
-    colors: &[[u8; 4]; 4],
-) {
+pub(crate) fn draw_quad_reference(st: &PixelState, tile: &mut Tile, q: &Quad, colors: &[[u8; 4]; 4]) {
     use quad::draw_quad_plain;
     match st.fmt {
-        FbFormat::Rgb565 => draw_quad_plain::<Rgb565>(st, tile, frags, mask, colors),
-        FbFormat::Rgba5551 => draw_quad_plain::<Rgba5551>(st, tile, frags, mask, colors),
-        FbFormat::Rgba4444 => draw_quad_plain::<Rgba4444>(st, tile, frags, mask, colors),
-        FbFormat::Rgba8888 => draw_quad_plain::<Rgba8888>(st, tile, frags, mask, colors),
+        FbFormat::Rgb565 => draw_quad_plain::<Rgb565>(st, tile, q, colors),
+        FbFormat::Rgba5551 => draw_quad_plain::<Rgba5551>(st, tile, q, colors),
+        FbFormat::Rgba4444 => draw_quad_plain::<Rgba4444>(st, tile, q, colors),
+        FbFormat::Rgba8888 => draw_quad_plain::<Rgba8888>(st, tile, q, colors),
     }
 }
 

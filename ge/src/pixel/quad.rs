@@ -38,29 +38,24 @@
 use super::blend::source_over;
 use super::format::FbPixel;
 use super::{dither_clamp, draw, fixed_stencil_bits, fog_colour_test, fragment_tests, Compare, PixelState};
-use crate::geom::Fragment;
+use crate::geom::Quad;
 use crate::tile::Tile;
 use bytemuck::cast;
 use wide::i32x4;
 
-/// The reference: [`super::draw_pixel`] for each covered fragment, in lane order.
+/// The reference: [`super::draw_pixel`] for each covered lane, in lane order.
 #[inline]
-pub(crate) fn draw_quad_plain<F: FbPixel>(
-    st: &PixelState,
-    tile: &mut Tile,
-    frags: &[Fragment; 4],
-    mask: u8,
-    colors: &[[u8; 4]; 4],
-) {
-    for (i, f) in frags.iter().enumerate() {
-        if mask & (1 << i) != 0 {
-            draw::<F>(st, tile, f.x, f.y, f.z, colors[i], f.fog);
+pub(crate) fn draw_quad_plain<F: FbPixel>(st: &PixelState, tile: &mut Tile, q: &Quad, colors: &[[u8; 4]; 4]) {
+    for (i, c) in colors.iter().enumerate() {
+        if q.mask & (1 << i) != 0 {
+            let (x, y) = (q.x + (i & 1) as i32, q.y + (i >> 1) as i32);
+            draw::<F>(st, tile, x, y, q.z[i], *c, q.fog[i]);
         }
     }
 }
 
-/// A quad drawer: `(state, tile, fragments, coverage mask, colours)`.
-pub type QuadKernel = fn(&PixelState, &mut Tile, &[Fragment; 4], u8, &[[u8; 4]; 4]);
+/// A quad drawer: `(state, tile, quad (its lanes' depth, fog and coverage), colours)`.
+pub type QuadKernel = fn(&PixelState, &mut Tile, &Quad, &[[u8; 4]; 4]);
 
 /// The kernel for this state, chosen once per draw: the plain pipeline for clear mode,
 /// a stencil result that varies and logic op, else the kernel specialised on depth test, depth write and blend.
@@ -111,20 +106,19 @@ const ANY_BLEND: u8 = 2;
 fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     st: &PixelState,
     tile: &mut Tile,
-    frags: &[Fragment; 4],
-    mask: u8,
+    q: &Quad,
     colors: &[[u8; 4]; 4],
 ) {
     let Some((alpha_bits, keep)) = fixed_stencil_bits::<F>(st) else {
-        return draw_quad_plain::<F>(st, tile, frags, mask, colors);
+        return draw_quad_plain::<F>(st, tile, q, colors);
     };
-    let (x, y) = (frags[0].x, frags[0].y);
+    let (x, y) = (q.x, q.y);
     let Some(at) = Lanes::inside::<F>(tile, x, y) else {
-        return kernel_fragments::<F, ZTEST, ZWRITE, BLEND>(st, tile, frags, mask, colors, alpha_bits, keep);
+        return kernel_fragments::<F, ZTEST, ZWRITE, BLEND>(st, tile, q, colors, alpha_bits, keep);
     };
-    let z = i32x4::new(frags.map(|f| f.z as i32));
+    let z = i32x4::new(q.z.map(i32::from));
     // Bit i: lane i still live.
-    let mut live = mask;
+    let mut live = q.mask;
     if let Some((lo, hi)) = st.depth_range {
         let out = z.simd_lt(i32x4::splat(lo as i32)) | z.simd_gt(i32x4::splat(hi as i32));
         live &= !out.to_bitmask() as u8;
@@ -139,7 +133,7 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     if st.fog.is_some() || st.color_test.is_some() {
         for (i, ci) in c.iter_mut().enumerate() {
             if live & (1 << i) != 0 {
-                match fog_colour_test(st, *ci, frags[i].fog) {
+                match fog_colour_test(st, *ci, q.fog[i]) {
                     Some(t) => *ci = t,
                     None => live &= !(1 << i),
                 }
@@ -203,37 +197,37 @@ impl Lanes {
 fn kernel_fragments<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     st: &PixelState,
     tile: &mut Tile,
-    frags: &[Fragment; 4],
-    mask: u8,
+    q: &Quad,
     colors: &[[u8; 4]; 4],
     alpha_bits: u32,
     keep: u32,
 ) {
-    for (i, f) in frags.iter().enumerate() {
-        if mask & (1 << i) == 0 {
+    for (i, &colour) in colors.iter().enumerate() {
+        if q.mask & (1 << i) == 0 {
             continue;
         }
+        let (x, y, z) = (q.x + (i & 1) as i32, q.y + (i >> 1) as i32, q.z[i]);
         if let Some((lo, hi)) = st.depth_range {
-            if f.z < lo || f.z > hi {
+            if z < lo || z > hi {
                 continue;
             }
         }
-        let Some(c) = fragment_tests(st, colors[i], f.fog) else { continue };
-        let zo = tile.depth_offset(f.x, f.y);
-        if ZTEST && !st.depth_func.test(f.z, tile.read_depth_at(zo)) {
+        let Some(c) = fragment_tests(st, colour, q.fog[i]) else { continue };
+        let zo = tile.depth_offset(x, y);
+        if ZTEST && !st.depth_func.test(z, tile.read_depth_at(zo)) {
             continue;
         }
         if ZWRITE {
-            tile.write_depth_at(zo, f.z);
+            tile.write_depth_at(zo, z);
         }
-        let co = tile.color_offset(f.x, f.y);
+        let co = tile.color_offset(x, y);
         let old = tile.read_color_at(co);
         let rgb = match &st.blend {
             Some(_) if BLEND == SOURCE_OVER => source_over(c, F::dst_rgba(old)),
             Some(b) if BLEND == ANY_BLEND => b.apply(c, F::dst_rgba(old)),
             _ => [c[0] as i32, c[1] as i32, c[2] as i32],
         };
-        let new = (F::pack_rgb(dither_clamp(st, f.x, f.y, rgb)) | alpha_bits) & !keep;
+        let new = (F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits) & !keep;
         tile.write_color_at(co, new | (old & keep));
     }
 }

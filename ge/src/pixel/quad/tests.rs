@@ -5,7 +5,7 @@
 use super::super::tests::{bytes, pixel_regs};
 use super::super::{draw_quad, draw_quad_reference, PixelState};
 use crate::cmd::op;
-use crate::geom::Fragment;
+use crate::geom::{Fragment, Quad};
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use proptest::prelude::*;
@@ -57,8 +57,9 @@ proptest! {
                 ..Fragment::default()
             });
             let colours = lanes.map(|l| l.2);
-            draw_quad_reference(&st, &mut plain, &frags, mask & 15, &colours);
-            draw_quad(&st, &mut fast, &frags, mask & 15, &colours);
+            let q = Quad::from_frags(frags, mask & 15, 0.0);
+            draw_quad_reference(&st, &mut plain, &q, &colours);
+            draw_quad(&st, &mut fast, &q, &colours);
         }
         prop_assert!(plain.color == fast.color, "colour differs");
         prop_assert!(plain.depth == fast.depth, "depth differs");
