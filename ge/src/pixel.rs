@@ -456,19 +456,23 @@ fn fog_colour_test(st: &PixelState, color: [u8; 4], fog: u8) -> Option<[u8; 4]> 
         }
     }
 
-    // Colour test (RGB only).
-    if let Some((func, reference, mask)) = st.color_test {
-        let rgb = u32::from_le_bytes([c[0], c[1], c[2], 0]) & mask;
-        let pass = match func {
-            ColorTestFunc::Never => false,
-            ColorTestFunc::Equal => rgb == reference,
-            ColorTestFunc::NotEqual => rgb != reference,
-        };
-        if !pass {
-            return None;
+    colour_test(st, c).then_some(c)
+}
+
+/// The colour test (RGB only), true when the colour passes or the test is off.
+#[inline(always)]
+fn colour_test(st: &PixelState, c: [u8; 4]) -> bool {
+    match st.color_test {
+        Some((func, reference, mask)) => {
+            let rgb = u32::from_le_bytes([c[0], c[1], c[2], 0]) & mask;
+            match func {
+                ColorTestFunc::Never => false,
+                ColorTestFunc::Equal => rgb == reference,
+                ColorTestFunc::NotEqual => rgb != reference,
+            }
         }
+        None => true,
     }
-    Some(c)
 }
 
 /// Without a stencil test, the alpha/stencil bits a written word gets and the bits it keeps

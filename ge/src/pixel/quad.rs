@@ -37,11 +37,11 @@
 
 use super::blend::source_over;
 use super::format::FbPixel;
-use super::{dither_clamp, draw, fixed_stencil_bits, fog_colour_test, fragment_tests, Compare, PixelState};
+use super::{colour_test, dither_clamp, draw, fixed_stencil_bits, fragment_tests, Compare, PixelState};
 use crate::geom::Quad;
 use crate::tile::Tile;
 use bytemuck::cast;
-use wide::i32x4;
+use wide::{i32x4, u16x8, u8x16};
 
 /// The reference: [`super::draw_pixel`] for each covered lane, in lane order.
 #[inline]
@@ -130,13 +130,13 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
         let a = (rgba >> 24) & i32::from(st.alpha_mask);
         live &= st.alpha_func.test_lanes(a, i32x4::splat(st.alpha_ref as i32));
     }
-    if st.fog.is_some() || st.color_test.is_some() {
-        for (i, ci) in c.iter_mut().enumerate() {
-            if live & (1 << i) != 0 {
-                match fog_colour_test(st, *ci, q.fog[i]) {
-                    Some(t) => *ci = t,
-                    None => live &= !(1 << i),
-                }
+    if let Some(fc) = st.fog {
+        c = fog4(&c, q.fog, fc);
+    }
+    if st.color_test.is_some() {
+        for (i, ci) in c.iter().enumerate() {
+            if live & (1 << i) != 0 && !colour_test(st, *ci) {
+                live &= !(1 << i);
             }
         }
     }
@@ -171,6 +171,23 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
         let new = (F::pack_rgb(rgb) | alpha_bits) & !keep;
         F::store(&mut tile.color[o..o + F::BYTES], new | (old & keep));
     }
+}
+
+/// The fog of [`super::fog_colour_test`], `(c·F + fog·(255 − F) + 255) >> 8`, on the four
+/// lanes at once as sixteen 16-bit lanes (at most 255·255 + 255: no overflow). The alpha
+/// slots take F = 255 and fog colour 0, which leaves alpha as it is: (255·a + 255) >> 8 = a
+/// for every byte a. Equal to the scalar fog per lane (`fog4_equals_fog`, and the kernels'
+/// property test).
+#[inline(always)]
+pub(super) fn fog4(c: &[[u8; 4]; 4], f: [u8; 4], fc: [u8; 3]) -> [[u8; 4]; 4] {
+    let c = u8x16::new(cast(*c));
+    let (lo, hi) = (u16x8::from_u8x16_low(c), u16x8::from_u8x16_high(c));
+    let factor = |a: u8, b: u8| u16x8::new([a, a, a, 255, b, b, b, 255].map(u16::from));
+    let fog = u16x8::new([fc[0], fc[1], fc[2], 0, fc[0], fc[1], fc[2], 0].map(u16::from));
+    let k = u16x8::splat(255);
+    let mix = |c: u16x8, f: u16x8| (c * f + fog * (k - f) + k) >> 8;
+    let out = u8x16::narrow_i16x8(cast(mix(lo, factor(f[0], f[1]))), cast(mix(hi, factor(f[2], f[3]))));
+    cast(out)
 }
 
 /// The byte offsets of a quad's four pixels, lane order, in the colour and depth buffers
