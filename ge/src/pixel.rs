@@ -515,8 +515,22 @@ fn fixed_stencil_bits<F: FbPixel>(st: &PixelState) -> Option<(u32, u32)> {
 #[inline(always)]
 fn draw_tested<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, c: [u8; 4]) {
     // Offsets computed once per fragment (x, y are fixed).
-    let co = tile.color_offset(x, y);
-    let zo = tile.depth_offset(x, y);
+    let (co, zo) = (tile.color_offset(x, y), tile.depth_offset(x, y));
+    draw_tested_at::<F>(st, tile, (co, zo), x, y, z, c);
+}
+
+/// [`draw_tested`] with the pixel's colour and depth offsets (`Tile::color_offset`,
+/// `Tile::depth_offset`) already known.
+#[inline(always)]
+fn draw_tested_at<F: FbPixel>(
+    st: &PixelState,
+    tile: &mut Tile,
+    (co, zo): (Option<usize>, Option<usize>),
+    x: i32,
+    y: i32,
+    z: u16,
+    c: [u8; 4],
+) {
     let old = tile.read_color_at(co);
     let mut stencil_value = 0u8;
     if st.stencil {

@@ -37,7 +37,7 @@
 
 use super::blend::source_over;
 use super::format::FbPixel;
-use super::{colour_test, dither_clamp, draw, fixed_stencil_bits, fragment_tests, Compare, PixelState};
+use super::{colour_test, dither_clamp, draw, draw_tested_at, fixed_stencil_bits, fragment_tests, Compare, PixelState};
 use crate::geom::Quad;
 use crate::tile::Tile;
 use bytemuck::cast;
@@ -60,8 +60,11 @@ pub type QuadKernel = fn(&PixelState, &mut Tile, &Quad, &[[u8; 4]; 4]);
 /// The kernel for this state, chosen once per draw: the plain pipeline for clear mode,
 /// a stencil result that varies and logic op, else the kernel specialised on depth test, depth write and blend.
 pub(crate) fn select<F: FbPixel>(st: &PixelState) -> QuadKernel {
-    if st.clear || st.logic.is_some() || fixed_stencil_bits::<F>(st).is_none() {
+    if st.clear {
         return draw_quad_plain::<F>;
+    }
+    if st.logic.is_some() || fixed_stencil_bits::<F>(st).is_none() {
+        return kernel_tested::<F>;
     }
     let ztest = st.depth_func != Compare::Always;
     let blend = match &st.blend {
@@ -188,6 +191,40 @@ pub(super) fn fog4(c: &[[u8; 4]; 4], f: [u8; 4], fc: [u8; 3]) -> [[u8; 4]; 4] {
     let mix = |c: u16x8, f: u16x8| (c * f + fog * (k - f) + k) >> 8;
     let out = u8x16::narrow_i16x8(cast(mix(lo, factor(f[0], f[1]))), cast(mix(hi, factor(f[2], f[3]))));
     cast(out)
+}
+
+/// Normal mode with a stencil result that varies or a logic op: for a quad wholly inside
+/// the tile, the depth range, alpha test, fog and colour test as in [`kernel`] (they read
+/// only the fragment), then the rest of the pipeline lane by lane in lane order at the
+/// quad's offsets (`draw_tested_at`: stencil and depth tests, stencil op, depth write,
+/// blend, dither, logic op, write mask). Other quads run the plain pipeline.
+fn kernel_tested<F: FbPixel>(st: &PixelState, tile: &mut Tile, q: &Quad, colors: &[[u8; 4]; 4]) {
+    let Some(at) = Lanes::inside::<F>(tile, q.x, q.y) else {
+        return draw_quad_plain::<F>(st, tile, q, colors);
+    };
+    let mut live = q.mask;
+    if let Some((lo, hi)) = st.depth_range {
+        let z = i32x4::new(q.z.map(i32::from));
+        let out = z.simd_lt(i32x4::splat(lo as i32)) | z.simd_gt(i32x4::splat(hi as i32));
+        live &= !out.to_bitmask() as u8;
+    }
+    if st.alpha_func != Compare::Always {
+        let rgba: i32x4 = cast(*colors);
+        let a = (rgba >> 24) & i32::from(st.alpha_mask);
+        live &= st.alpha_func.test_lanes(a, i32x4::splat(st.alpha_ref as i32));
+    }
+    let mut c = *colors;
+    if let Some(fc) = st.fog {
+        c = fog4(&c, q.fog, fc);
+    }
+    while live != 0 {
+        let i = live.trailing_zeros() as usize;
+        live &= live - 1;
+        if colour_test(st, c[i]) {
+            let (x, y) = (q.x + (i & 1) as i32, q.y + (i >> 1) as i32);
+            draw_tested_at::<F>(st, tile, (Some(at.color[i]), Some(at.depth[i])), x, y, q.z[i], c[i]);
+        }
+    }
 }
 
 /// The byte offsets of a quad's four pixels, lane order, in the colour and depth buffers
