@@ -149,7 +149,10 @@ pub struct Fragment {
 /// compute them and the texture and pixel stages read them: no per-fragment struct is
 /// built on the way. All four lanes carry interpolated attributes (for texture LOD);
 /// `mask` bit i says whether lane i is covered and must be drawn. [`Quad::frag`] gives
-/// one lane as a [`Fragment`] (the reference stages, tests).
+/// one lane as a [`Fragment`] (the reference stages, tests). Measured against four
+/// `Fragment`s (callgrind, whole `frametests --bench --runs 1 --threads 1`, PPSSPP model):
+/// 15826 hot pixel 122.3 -> 110.9 M instructions, 16131 146.2 -> 140.2 M, 21763
+/// 1 174.5 -> 1 120.6 M.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Quad {
     /// Drawing coordinates of lane 0 in whole pixels; lane i lies at

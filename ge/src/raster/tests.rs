@@ -34,7 +34,7 @@ fn count(draw: impl FnOnce(&mut dyn FnMut(&Quad))) -> HashMap<(i32, i32), u32> {
     let mut f = |q: &Quad| {
         for i in 0..4 {
             if q.mask & (1 << i) != 0 {
-                *m.entry((q.x + (i & 1) as i32, q.y + (i >> 1) as i32)).or_insert(0) += 1;
+                *m.entry((q.x + (i & 1), q.y + (i >> 1))).or_insert(0) += 1;
             }
         }
     };

@@ -90,7 +90,7 @@ fn test_lanes_equals_test() {
 /// lane, alpha untouched, over every fog factor and channel value with random fog colours.
 #[test]
 fn fog4_equals_fog() {
-    let mut bits = 0x5EED_F06u32;
+    let mut bits = 0x05EE_DF06_u32;
     let mut next = || {
         bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
         bits
