@@ -497,11 +497,11 @@ fn shade_quad(
             Some(sh) => sh.shade(q),
             None => span::quad_colours(st.clear, tex, mem, q),
         };
-        kernel(px, tile, &q.frags, q.mask, &colors);
+        kernel(px, tile, q, &colors);
         return;
     }
     let colors = span::quad_colours(st.clear, tex, mem, q);
-    for (i, f) in q.frags.iter().enumerate() {
+    for (i, f) in q.frags().iter().enumerate() {
         if q.mask & (1 << i) != 0 {
             if st.trace == Some((f.x, f.y)) {
                 trace_fragment(st, px, tile, f, colors[i], mem);

@@ -38,7 +38,7 @@ pub use span::{draw_span, fill_span};
 pub use stencil::StencilOp;
 
 use crate::cmd::{op, reg};
-use crate::geom::Fragment;
+use crate::geom::Quad;
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use format::{convert_mask, FbPixel};
@@ -384,26 +384,20 @@ pub fn quad_kernel(st: &PixelState) -> QuadKernel {
 }
 
 /// [`quad_kernel`] for one quad.
-pub fn draw_quad(st: &PixelState, tile: &mut Tile, frags: &[Fragment; 4], mask: u8, colors: &[[u8; 4]; 4]) {
-    quad_kernel(st)(st, tile, frags, mask, colors)
+pub fn draw_quad(st: &PixelState, tile: &mut Tile, q: &Quad, colors: &[[u8; 4]; 4]) {
+    quad_kernel(st)(st, tile, q, colors)
 }
 
 /// [`draw_quad`] through the plain fragment-by-fragment pipeline only (the reference the
 /// kernels and spans are tested against).
 #[cfg(test)]
-pub(crate) fn draw_quad_reference(
-    st: &PixelState,
-    tile: &mut Tile,
-    frags: &[Fragment; 4],
-    mask: u8,
-    colors: &[[u8; 4]; 4],
-) {
+pub(crate) fn draw_quad_reference(st: &PixelState, tile: &mut Tile, q: &Quad, colors: &[[u8; 4]; 4]) {
     use quad::draw_quad_plain;
     match st.fmt {
-        FbFormat::Rgb565 => draw_quad_plain::<Rgb565>(st, tile, frags, mask, colors),
-        FbFormat::Rgba5551 => draw_quad_plain::<Rgba5551>(st, tile, frags, mask, colors),
-        FbFormat::Rgba4444 => draw_quad_plain::<Rgba4444>(st, tile, frags, mask, colors),
-        FbFormat::Rgba8888 => draw_quad_plain::<Rgba8888>(st, tile, frags, mask, colors),
+        FbFormat::Rgb565 => draw_quad_plain::<Rgb565>(st, tile, q, colors),
+        FbFormat::Rgba5551 => draw_quad_plain::<Rgba5551>(st, tile, q, colors),
+        FbFormat::Rgba4444 => draw_quad_plain::<Rgba4444>(st, tile, q, colors),
+        FbFormat::Rgba8888 => draw_quad_plain::<Rgba8888>(st, tile, q, colors),
     }
 }
 
@@ -462,19 +456,23 @@ fn fog_colour_test(st: &PixelState, color: [u8; 4], fog: u8) -> Option<[u8; 4]> 
         }
     }
 
-    // Colour test (RGB only).
-    if let Some((func, reference, mask)) = st.color_test {
-        let rgb = u32::from_le_bytes([c[0], c[1], c[2], 0]) & mask;
-        let pass = match func {
-            ColorTestFunc::Never => false,
-            ColorTestFunc::Equal => rgb == reference,
-            ColorTestFunc::NotEqual => rgb != reference,
-        };
-        if !pass {
-            return None;
+    colour_test(st, c).then_some(c)
+}
+
+/// The colour test (RGB only), true when the colour passes or the test is off.
+#[inline(always)]
+fn colour_test(st: &PixelState, c: [u8; 4]) -> bool {
+    match st.color_test {
+        Some((func, reference, mask)) => {
+            let rgb = u32::from_le_bytes([c[0], c[1], c[2], 0]) & mask;
+            match func {
+                ColorTestFunc::Never => false,
+                ColorTestFunc::Equal => rgb == reference,
+                ColorTestFunc::NotEqual => rgb != reference,
+            }
         }
+        None => true,
     }
-    Some(c)
 }
 
 /// Without a stencil test, the alpha/stencil bits a written word gets and the bits it keeps
@@ -517,8 +515,22 @@ fn fixed_stencil_bits<F: FbPixel>(st: &PixelState) -> Option<(u32, u32)> {
 #[inline(always)]
 fn draw_tested<F: FbPixel>(st: &PixelState, tile: &mut Tile, x: i32, y: i32, z: u16, c: [u8; 4]) {
     // Offsets computed once per fragment (x, y are fixed).
-    let co = tile.color_offset(x, y);
-    let zo = tile.depth_offset(x, y);
+    let (co, zo) = (tile.color_offset(x, y), tile.depth_offset(x, y));
+    draw_tested_at::<F>(st, tile, (co, zo), x, y, z, c);
+}
+
+/// [`draw_tested`] with the pixel's colour and depth offsets (`Tile::color_offset`,
+/// `Tile::depth_offset`) already known.
+#[inline(always)]
+fn draw_tested_at<F: FbPixel>(
+    st: &PixelState,
+    tile: &mut Tile,
+    (co, zo): (Option<usize>, Option<usize>),
+    x: i32,
+    y: i32,
+    z: u16,
+    c: [u8; 4],
+) {
     let old = tile.read_color_at(co);
     let mut stencil_value = 0u8;
     if st.stencil {

@@ -328,15 +328,11 @@ fn clamp_u8(v: i32) -> u8 {
 /// neighbouring positions with s/t offset by (ds, dt) so the texture stage's per-quad
 /// derivatives equal PPSSPP's per-pixel LOD inputs.
 fn single_pixel_quad(f: Fragment, ds: f32, dt: f32, w: f32) -> Quad {
-    let mut q = Quad { frags: [f; 4], mask: 1, w };
-    q.frags[1].x = f.x + 1;
-    q.frags[1].s = f.s + ds;
-    q.frags[2].y = f.y + 1;
-    q.frags[2].t = f.t + dt;
-    q.frags[3].x = f.x + 1;
-    q.frags[3].y = f.y + 1;
-    q.frags[3].s = f.s + ds;
-    q.frags[3].t = f.t + dt;
+    let mut q = Quad::from_frags([f; 4], 1, w);
+    q.x = f.x;
+    q.y = f.y;
+    q.s = [f.s, f.s + ds, f.s, f.s + ds];
+    q.t = [f.t, f.t, f.t + dt, f.t + dt];
     q
 }
 

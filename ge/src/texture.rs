@@ -356,8 +356,8 @@ pub fn sample_quad(st: &TextureState, mem: &Memory, quad: &Quad) -> [[u8; 4]; 4]
 pub fn sample_quad_w(st: &TextureState, mem: &Memory, quad: &Quad, w: f32) -> Option<[[u8; 4]; 4]> {
     let mut s = [0f32; 4];
     let mut t = [0f32; 4];
-    for (i, f) in quad.frags.iter().enumerate() {
-        (s[i], t[i]) = st.normalise(f.s, f.t);
+    for i in 0..4 {
+        (s[i], t[i]) = st.normalise(quad.s[i], quad.t[i]);
     }
     let lod = lod::lod_from(st, s[1] - s[0], t[2] - t[0], w);
     let mut out = [[0u8; 4]; 4];
@@ -369,8 +369,8 @@ pub fn sample_quad_w(st: &TextureState, mem: &Memory, quad: &Quad, w: f32) -> Op
 pub fn shade_quad(st: &TextureState, mem: &Memory, quad: &Quad, w: f32) -> [[u8; 4]; 4] {
     let tex = sample_quad_w(st, mem, quad, w);
     let mut out = [[0u8; 4]; 4];
-    for (i, f) in quad.frags.iter().enumerate() {
-        out[i] = stage(st, f, tex.map(|t| t[i]));
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = stage(st, &quad.frag(i), tex.map(|t| t[i]));
     }
     out
 }

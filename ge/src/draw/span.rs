@@ -144,7 +144,7 @@ fn flat_colour(clear: bool, f: &crate::geom::Fragment) -> [u8; 4] {
 pub(super) fn quad_colours(clear: bool, tex: Option<&TextureState>, mem: &Memory, q: &Quad) -> [[u8; 4]; 4] {
     match tex {
         Some(t) if !clear => texture::shade_quad(t, mem, q, q.w),
-        _ => std::array::from_fn(|i| flat_colour(clear, &q.frags[i])),
+        _ => std::array::from_fn(|i| flat_colour(clear, &q.frag(i))),
     }
 }
 

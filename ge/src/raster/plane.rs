@@ -317,7 +317,7 @@ impl QuadPlanes {
     /// (x, y + 1), (x + 1, y + 1)), each [`ColourPlane::at`] at the lane's sample point;
     /// a flat colour is left as it is.
     #[inline]
-    pub(crate) fn shade(&self, x: i32, y: i32, c0: &mut [[u8; 4]; 4], c1: &mut [[u8; 3]; 4]) {
+    pub(crate) fn shade(&self, x: i32, y: i32, c0: &mut [[u8; 4]; 4], c1: &mut [[u8; 4]; 4]) {
         let [x0, y0, x1, y1] = self.bx;
         if self.fits && x >= x0 && y >= y0 && x < x1 && y < y1 {
             let n0 = self.n[0] as usize;
@@ -328,7 +328,7 @@ impl QuadPlanes {
                 let p = Self::packed(self.fixed[1], &self.lanes[n0..n0 + self.n[1] as usize], x, y);
                 *c1 = p.map(|p| {
                     let b = p.to_le_bytes();
-                    [b[0], b[1], b[2]]
+                    [b[0], b[1], b[2], 0]
                 });
             }
             return;
@@ -345,7 +345,8 @@ impl QuadPlanes {
                 c0[l] = std::array::from_fn(|k| plane(k).at(sx, sy));
             }
             if self.shade[1] {
-                c1[l] = std::array::from_fn(|k| plane(4 + k).at(sx, sy));
+                let [r, g, b] = std::array::from_fn(|k| plane(4 + k).at(sx, sy));
+                c1[l] = [r, g, b, 0];
             }
         }
     }
@@ -505,7 +506,7 @@ mod tests {
             // Quads at and next to the box's corners, and random ones.
             let corners = [(bx[0], bx[1]), (bx[2] - 1, bx[3] - 1), (bx[2], bx[1]), (bx[0] - 1, bx[3])];
             for &(x, y) in quads.iter().chain(&corners) {
-                let (mut got0, mut got1) = ([[7u8; 4]; 4], [[9u8; 3]; 4]);
+                let (mut got0, mut got1) = ([[7u8; 4]; 4], [[9u8; 4]; 4]);
                 planes.shade(x, y, &mut got0, &mut got1);
                 for l in 0..4 {
                     let sx = 16 * (x + (l & 1) as i32) + half;
@@ -515,10 +516,11 @@ mod tests {
                     } else {
                         [7; 4]
                     };
-                    let want1: [u8; 3] = if shade.1 {
-                        std::array::from_fn(|k| plane([c1[0][k], c1[1][k], c1[2][k]]).at(sx, sy))
+                    let want1: [u8; 4] = if shade.1 {
+                        let [r, g, b] = std::array::from_fn(|k| plane([c1[0][k], c1[1][k], c1[2][k]]).at(sx, sy));
+                        [r, g, b, 0]
                     } else {
-                        [9; 3]
+                        [9; 4]
                     };
                     prop_assert_eq!(got0[l], want0, "primary, quad ({}, {}) lane {}", x, y, l);
                     prop_assert_eq!(got1[l], want1, "secondary, quad ({}, {}) lane {}", x, y, l);

@@ -137,7 +137,7 @@ fn walk(
                 }
                 quad_tex(&mut frags);
                 if mask != 0 {
-                    emit(&Quad { frags, mask, w });
+                    emit(&Quad::from_frags(frags, mask, w));
                 }
                 cur_x += 32;
                 sc_x = sc_x.wrapping_sub(32);
@@ -364,7 +364,7 @@ pub fn clear_rectangle(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
                 }
             }
             if mask != 0 {
-                emit(&Quad { frags, mask, w: 0.0 });
+                emit(&Quad::from_frags(frags, mask, 0.0));
             }
             x += 2;
         }
@@ -603,7 +603,7 @@ pub fn rectangle_exact(v: &[ScreenVertex; 2], setup: &RasterSetup, emit: &mut dy
             }
             if mask != 0 {
                 // Slope-mode LOD uses the second vertex's clip w, as for `rectangle`.
-                emit(&Quad { frags, mask, w: v[1].w });
+                emit(&Quad::from_frags(frags, mask, v[1].w));
             }
             qx += 2;
         }

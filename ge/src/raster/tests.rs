@@ -34,7 +34,7 @@ fn count(draw: impl FnOnce(&mut dyn FnMut(&Quad))) -> HashMap<(i32, i32), u32> {
     let mut f = |q: &Quad| {
         for i in 0..4 {
             if q.mask & (1 << i) != 0 {
-                *m.entry((q.frags[i].x, q.frags[i].y)).or_insert(0) += 1;
+                *m.entry((q.x + (i & 1), q.y + (i >> 1))).or_insert(0) += 1;
             }
         }
     };
@@ -47,7 +47,7 @@ fn frags(draw: impl FnOnce(&mut dyn FnMut(&Quad))) -> Vec<Fragment> {
     let mut f = |q: &Quad| {
         for i in 0..4 {
             if q.mask & (1 << i) != 0 {
-                out.push(q.frags[i]);
+                out.push(q.frag(i));
             }
         }
     };
@@ -357,7 +357,7 @@ fn quad_carries_linear_clip_w_of_its_first_lane() {
     let s = RasterSetup::new(BIG, true, true);
     let mut ws = Vec::new();
     triangle_culled(&[a, b, c], Cull::Off, &s, &mut |q: &Quad| {
-        if (q.frags[0].x, q.frags[0].y) == (0, 0) {
+        if (q.x, q.y) == (0, 0) {
             ws.push(q.w)
         }
     });
@@ -1015,7 +1015,7 @@ proptest! {
         };
         let all = collect(&setup);
         // The range's ends are depths of covered lanes, so lanes sit exactly on them.
-        let zs: Vec<u16> = all.iter().flat_map(|q| (0..4).filter(|l| q.mask & (1 << l) != 0).map(|l| q.frags[l].z)).collect();
+        let zs: Vec<u16> = all.iter().flat_map(|q| (0..4).filter(|l| q.mask & (1 << l) != 0).map(|l| q.z[l])).collect();
         prop_assume!(!zs.is_empty());
         let (a, b) = (*ends.0.get(&zs), *ends.1.get(&zs));
         let (lo, hi) = (a.min(b), a.max(b));
@@ -1023,8 +1023,8 @@ proptest! {
         let expected: Vec<Quad> = all
             .into_iter()
             .filter_map(|mut q| {
-                for (l, f) in q.frags.iter().enumerate() {
-                    if f.z < lo || f.z > hi {
+                for (l, &z) in q.z.iter().enumerate() {
+                    if z < lo || z > hi {
                         q.mask &= !(1 << l);
                     }
                 }
@@ -1038,7 +1038,7 @@ proptest! {
             for l in 0..4 {
                 if g.mask & (1 << l) != 0 {
                     // Bitwise (a zero-area triangle interpolates NaN).
-                    prop_assert_eq!(format!("{:?}", g.frags[l]), format!("{:?}", e.frags[l]));
+                    prop_assert_eq!(format!("{:?}", g.frag(l)), format!("{:?}", e.frag(l)));
                 }
             }
         }

@@ -110,7 +110,7 @@
 use super::plane::ColourPlane;
 use super::plane::QuadPlanes;
 use super::{clamp_fog4, cvt_round4, depth_u16, screen_range, vertex_depth, RasterSetup};
-use crate::geom::{Fragment, Quad, ScreenVertex};
+use crate::geom::{Quad, ScreenVertex};
 use bytemuck::cast;
 use wide::{f32x4, i32x4, u32x4};
 
@@ -552,12 +552,14 @@ impl Tri {
         let z = z.to_array().map(depth_u16);
         let mut c0 = [self.c0_flat.unwrap_or_default(); 4];
         let mut c0_indefinite = [0u8; 4];
-        let mut c1 = [self.c1_flat.unwrap_or_default(); 4];
+        let c1f = self.c1_flat.unwrap_or_default();
+        let mut c1 = [[c1f[0], c1f[1], c1f[2], 0]; 4];
         if let Some(planes) = &self.planes {
             planes.shade(x, y, &mut c0, &mut c1);
         } else {
-            // Channels packed little-endian into one word per lane (clamped to a byte).
-            let pack = |ch: &[Splat3], ind: &mut i32x4| -> [u32; 4] {
+            // Channels packed little-endian into one word per lane (clamped to a byte; the
+            // secondary colour's fourth byte stays 0).
+            let pack = |ch: &[Splat3], ind: &mut i32x4| -> [[u8; 4]; 4] {
                 let mut packed = i32x4::ZERO;
                 for (k, c) in ch.iter().enumerate() {
                     let v = cvt_round4(Self::lerp(&wf, c, recip));
@@ -569,17 +571,12 @@ impl Tri {
             };
             if self.c0_flat.is_none() {
                 let mut ind = i32x4::ZERO;
-                let p = pack(&self.c0, &mut ind);
-                c0 = p.map(u32::to_le_bytes);
+                c0 = pack(&self.c0, &mut ind);
                 c0_indefinite = ind.to_array().map(|i| i as u8);
             }
             if self.c1_flat.is_none() {
                 let mut ind = i32x4::ZERO;
-                let p = pack(&self.c1, &mut ind);
-                c1 = p.map(|p| {
-                    let b = p.to_le_bytes();
-                    [b[0], b[1], b[2]]
-                });
+                c1 = pack(&self.c1, &mut ind);
             }
         }
         let fog = if self.no_fog {
@@ -601,21 +598,10 @@ impl Tri {
                 t = Self::lerp(&wf, &self.t, recip).to_array();
             }
         }
-        let frags = std::array::from_fn(|l| Fragment {
-            x: x + (l & 1) as i32,
-            y: y + (l >> 1) as i32,
-            z: z[l],
-            color0: c0[l],
-            color0_indefinite: c0_indefinite[l],
-            color1: c1[l],
-            fog: fog[l],
-            s: s[l],
-            t: t[l],
-        });
         // [PP DrawTriangleSlice] slope mode: clip w interpolated linearly (no perspective
         // correction) at the quad's first lane, computed for every textured quad.
         let w = if textured { Self::lerp(&wf, &self.clip_w, recip).to_array()[0] } else { 0.0 };
-        Some(Quad { frags, mask, w })
+        Some(Quad { x, y, z, color0: c0, color0_indefinite: c0_indefinite, color1: c1, fog, s, t, mask, w })
     }
 }
 

@@ -43,7 +43,7 @@ use super::filter::{self, Level};
 use super::format::{self, Format};
 use super::func::{self, TexFunc};
 use super::{lod, TexFormat, TextureState};
-use crate::geom::{Fragment, Quad};
+use crate::geom::Quad;
 use crate::mem::Memory;
 
 /// The texture stage for the quads of one primitive in one band.
@@ -138,7 +138,7 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
     // Texel coordinates of all four lanes at once (the same arithmetic per lane as
     // `filter::nearest` / `filter::bilinear`, as lane arrays so it vectorises; uncovered
     // lanes are converted too and never read).
-    let st_of = |i: usize| st.normalise(q.frags[i].s, q.frags[i].t);
+    let st_of = |i: usize| st.normalise(q.s[i], q.t[i]);
     let (s, t): ([f32; 4], [f32; 4]) = (std::array::from_fn(|i| st_of(i).0), std::array::from_fn(|i| st_of(i).1));
     // Written out here rather than through `filter_lanes`: with that call (inlined) the
     // shader measured 4 % more instructions on 16131 (callgrind).
@@ -257,39 +257,42 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
     }
 }
 
-/// [`super::stage_texel`] with the function `FUNC`: MODULATE and REPLACE in unsigned
-/// arithmetic ([`func::modulate`], [`func::replace`]) unless the primary colour has
-/// indefinite channels.
+/// [`super::stage_texel`] with the function `FUNC` for lane `i` of `q`: MODULATE and
+/// REPLACE in unsigned arithmetic ([`func::modulate`], [`func::replace`]) unless the
+/// primary colour has indefinite channels.
 #[inline(always)]
-fn stage<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, f: &Fragment, texel: [u8; 4]) -> [u8; 4] {
+fn stage<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, q: &Quad, i: usize, texel: [u8; 4]) -> [u8; 4] {
+    let sec = [q.color1[i][0], q.color1[i][1], q.color1[i][2]];
     match FUNC {
-        MODULATE if f.color0_indefinite == 0 => func::modulate(fs, f.color0, f.color1, texel),
-        REPLACE if f.color0_indefinite == 0 => func::replace(fs, f.color0, f.color1, texel),
-        _ => super::stage_texel(st, fs, f, texel),
+        MODULATE if q.color0_indefinite[i] == 0 => func::modulate(fs, q.color0[i], sec, texel),
+        REPLACE if q.color0_indefinite[i] == 0 => func::replace(fs, q.color0[i], sec, texel),
+        _ => super::stage_texel(st, fs, &q.frag(i), texel),
     }
 }
 
 /// [`stage`] for the covered lanes of `q` (uncovered lanes are unspecified), MODULATE as
-/// lanes ([`func::modulate4`]) with the reference for fragments whose primary colour has
-/// indefinite channels.
+/// lanes ([`func::modulate4`], straight from the quad's colour lanes) with the reference
+/// for lanes whose primary colour has indefinite channels.
 #[inline(always)]
 fn stage4<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, q: &Quad, texels: &[[u8; 4]; 4]) -> [[u8; 4]; 4] {
-    let f = &q.frags;
     if FUNC == MODULATE {
-        let p = [f[0].color0, f[1].color0, f[2].color0, f[3].color0];
-        let sec = [f[0].color1, f[1].color1, f[2].color1, f[3].color1].map(|c| [c[0], c[1], c[2], 0]);
-        let mut out = func::modulate4(fs, &p, &sec, texels);
-        for (i, f) in f.iter().enumerate() {
-            if q.mask & (1 << i) != 0 && f.color0_indefinite != 0 {
-                out[i] = super::stage_texel(st, fs, f, texels[i]);
+        // The secondary colour's fourth byte is 0 in every quad; cleared again here, as
+        // `modulate4` adds it to alpha.
+        let sec = q.color1.map(|c| [c[0], c[1], c[2], 0]);
+        let mut out = func::modulate4(fs, &q.color0, &sec, texels);
+        if u32::from_ne_bytes(q.color0_indefinite) != 0 {
+            for (i, o) in out.iter_mut().enumerate() {
+                if q.mask & (1 << i) != 0 && q.color0_indefinite[i] != 0 {
+                    *o = super::stage_texel(st, fs, &q.frag(i), texels[i]);
+                }
             }
         }
         return out;
     }
     let mut out = [[0u8; 4]; 4];
-    for (i, f) in f.iter().enumerate() {
+    for (i, o) in out.iter_mut().enumerate() {
         if q.mask & (1 << i) != 0 {
-            out[i] = stage::<FUNC>(st, fs, f, texels[i]);
+            *o = stage::<FUNC>(st, fs, q, i, texels[i]);
         }
     }
     out
@@ -319,8 +322,8 @@ fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 
     let st = sh.st;
     let fs = fixed_func::<FUNC>(st);
     let (mut s, mut t) = ([0f32; 4], [0f32; 4]);
-    for (i, f) in q.frags.iter().enumerate() {
-        (s[i], t[i]) = st.normalise(f.s, f.t);
+    for i in 0..4 {
+        (s[i], t[i]) = st.normalise(q.s[i], q.t[i]);
     }
     let lod = lod::lod_from(st, s[1] - s[0], t[2] - t[0], q.w);
     let texels = if lod.level == 0 {

@@ -21,11 +21,8 @@ fn regs(fmt: u32, wlog: u32, hlog: u32, bufw: u32) -> Regs {
 }
 
 fn quad(st: [(f32, f32); 4]) -> Quad {
-    let mut q = Quad { mask: 0xF, ..Default::default() };
-    for (f, (s, t)) in q.frags.iter_mut().zip(st) {
-        *f = Fragment { s, t, color0: [255; 4], ..Default::default() };
-    }
-    q
+    let frags = st.map(|(s, t)| Fragment { s, t, color0: [255; 4], ..Default::default() });
+    Quad::from_frags(std::array::from_fn(|i| Fragment { x: (i & 1) as i32, y: (i >> 1) as i32, ..frags[i] }), 0xF, 0.0)
 }
 
 #[test]
@@ -310,7 +307,7 @@ fn invalid_address_zeroes_the_stage() {
     r.set(op::TEXBUFWIDTH0, 4);
     let st = TextureState::decode(&r, &[0; 1024], false);
     let mut q = quad([(0.1, 0.1); 4]);
-    q.frags[0].color1 = [1, 2, 3];
+    q.color1[0] = [1, 2, 3, 0];
     assert_eq!(sample_quad_w(&st, &Memory::new(), &q, 1.0), None);
     assert_eq!(shade_quad(&st, &Memory::new(), &q, 1.0)[0], [1, 2, 3, 0]);
 }
@@ -350,7 +347,7 @@ proptest! {
             let _ = decode_level(&st, &mem, (raw[20] & 7) as usize);
             let l = lod(&st, ds, ds, w);
             prop_assert!(l.level <= st.max_level);
-            let _ = shade_fragment(&st, &mem, &q.frags[0], l);
+            let _ = shade_fragment(&st, &mem, &q.frag(0), l);
         }
     }
 }

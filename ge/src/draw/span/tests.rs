@@ -167,7 +167,7 @@ fn both(c: &Case) -> Option<(Tile, Tile)> {
     let mut fast = plain.clone();
     super::super::rasterize_shape(&shape, &setup, &mut |q: &Quad| {
         let colours = quad_colours(clear, tex.as_ref(), &mem, q);
-        pixel::draw_quad_reference(&px, &mut plain, &q.frags, q.mask, &colours);
+        pixel::draw_quad_reference(&px, &mut plain, q, &colours);
     });
     rect_spans(&shape, &setup, tex.as_ref(), clear, &px, &mut fast, &mem).then_some((plain, fast))
 }

@@ -5,7 +5,7 @@
 use super::super::tests::{bytes, pixel_regs};
 use super::super::{draw_quad, draw_quad_reference, PixelState};
 use crate::cmd::op;
-use crate::geom::Fragment;
+use crate::geom::{Fragment, Quad};
 use crate::regs::Regs;
 use crate::tile::{FbFormat, Tile};
 use proptest::prelude::*;
@@ -57,8 +57,9 @@ proptest! {
                 ..Fragment::default()
             });
             let colours = lanes.map(|l| l.2);
-            draw_quad_reference(&st, &mut plain, &frags, mask & 15, &colours);
-            draw_quad(&st, &mut fast, &frags, mask & 15, &colours);
+            let q = Quad::from_frags(frags, mask & 15, 0.0);
+            draw_quad_reference(&st, &mut plain, &q, &colours);
+            draw_quad(&st, &mut fast, &q, &colours);
         }
         prop_assert!(plain.color == fast.color, "colour differs");
         prop_assert!(plain.depth == fast.depth, "depth differs");
@@ -81,6 +82,38 @@ fn test_lanes_equals_test() {
                 (std::array::from_fn(|l| pick(l as u32)), std::array::from_fn(|l| pick(l as u32 + 4)));
             let want = (0..4).fold(0u8, |m, l| m | (u8::from(f.test(a[l], b[l])) << l));
             assert_eq!(f.test_lanes(wide::i32x4::new(a), wide::i32x4::new(b)), want, "{f:?} {a:?} {b:?}");
+        }
+    }
+}
+
+/// [`super::fog4`] equals the scalar fog of `fog_colour_test` (colour test off) lane by
+/// lane, alpha untouched, over every fog factor and channel value with random fog colours.
+#[test]
+fn fog4_equals_fog() {
+    let mut bits = 0x05EE_DF06_u32;
+    let mut next = || {
+        bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        bits
+    };
+    for f in 0..=255u8 {
+        for v in (0..=255u8).step_by(3) {
+            let fc = next().to_le_bytes();
+            let fc = [fc[0], fc[1], fc[2]];
+            let mut regs = Regs::default();
+            regs.set(op::FOGENABLE, 1);
+            regs.set(op::FOGCOLOR, u32::from_le_bytes([fc[0], fc[1], fc[2], 0]));
+            let st = PixelState::decode(&regs, false);
+            assert_eq!(st.fog, Some(fc));
+            let c: [[u8; 4]; 4] = std::array::from_fn(|i| {
+                let r = next().to_le_bytes();
+                [v, r[1], r[2], r[3].wrapping_add(i as u8)]
+            });
+            let fog = [f, next() as u8, f ^ 0x80, 255 - f];
+            let got = super::fog4(&c, fog, fc);
+            for i in 0..4 {
+                let want = super::super::fog_colour_test(&st, c[i], fog[i]).unwrap();
+                assert_eq!(got[i], want, "lane {i}: colour {:?} fog {} colour {fc:?}", c[i], fog[i]);
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 //! scalar versions.
 
 use super::*;
-use crate::geom::SubPixel;
+use crate::geom::{Fragment, SubPixel};
 use crate::raster::{bounds, clamp_fog, cvt_round, ClipRect};
 use proptest::prelude::*;
 
@@ -139,7 +139,7 @@ proptest! {
         triangle(&v, &setup, &mut |q: &Quad| quads.push(*q));
         let mut covered = 0;
         for q in &quads {
-            for (l, f) in q.frags.iter().enumerate() {
+            for (l, f) in q.frags().iter().enumerate() {
                 let (r, cov, _) = reference(&v, &setup, f.x, f.y);
                 // Bitwise (NaN coordinates of zero-area triangles).
                 prop_assert_eq!(format!("{f:?}"), format!("{r:?}"), "lane {}", l);
@@ -147,7 +147,7 @@ proptest! {
                 prop_assert_eq!(q.mask & (1 << l) != 0, cov && inside, "lane {} at {:?}", l, (f.x, f.y));
                 covered += usize::from(q.mask & (1 << l) != 0);
             }
-            let w = if textured { reference(&v, &setup, q.frags[0].x, q.frags[0].y).2 } else { 0.0 };
+            let w = if textured { reference(&v, &setup, q.x, q.y).2 } else { 0.0 };
             prop_assert_eq!(q.w.to_bits(), w.to_bits());
         }
         let b = bounds(&v).intersect(&clip);

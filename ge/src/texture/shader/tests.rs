@@ -96,13 +96,14 @@ proptest! {
         mem.write(BASE, &bytes(seed, 0x2_0000)).unwrap();
         let sh = QuadShader::new(&st, &mem);
         for (mask, lanes, w) in &quads {
-            let mut q = Quad { mask: mask & 15, w: *w, ..Default::default() };
-            for (i, (f, &(s, t, c0, ind, c1))) in q.frags.iter_mut().zip(lanes).enumerate() {
-                // Through mode: coordinates in texels.
-                let k = if through { 64.0 } else { 1.0 };
-                *f = Fragment { x: (i & 1) as i32, y: (i >> 1) as i32, s: s * k, t: t * k, color0: c0,
-                                color0_indefinite: ind, color1: c1, ..Default::default() };
-            }
+            // Through mode: coordinates in texels.
+            let k = if through { 64.0 } else { 1.0 };
+            let frags = std::array::from_fn(|i| {
+                let (s, t, c0, ind, c1) = lanes[i];
+                Fragment { x: (i & 1) as i32, y: (i >> 1) as i32, s: s * k, t: t * k, color0: c0,
+                           color0_indefinite: ind, color1: c1, ..Default::default() }
+            });
+            let q = Quad::from_frags(frags, mask & 15, *w);
             let want = shade_quad(&st, &mem, &q, q.w);
             let got = sh.shade(&q);
             for i in 0..4 {
