@@ -304,7 +304,10 @@ impl DrawContext {
         imm: bool,
         f: impl FnOnce(&mut assemble::Assembler, &mut assemble::Sink),
     ) {
-        if self.ppsspp.as_mut().is_some_and(|m| m.compiles(&gs.regs, through)) {
+        // The function keys read only registers the draw state is decoded from, so while
+        // it is reused they are the ones already compiled (`vertex_group_leaves_the_draw_state`).
+        let reused = !self.state_dirty && self.state.as_ref().is_some_and(|s| s.through == through);
+        if !reused && self.ppsspp.as_mut().is_some_and(|m| m.compiles(&gs.regs, through)) {
             self.flush_behind(mem);
         }
         let state = self.current_state(gs, through);
