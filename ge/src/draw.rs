@@ -238,7 +238,8 @@ impl DrawContext {
     /// register or matrix entry changed since, else decoded now with a fresh id (see
     /// [`TransformState::id`]; ids come from this context only, so no state is shared, and
     /// a reused state keeps its id, under which its projections are the same).
-    /// 21763 decoded 24 928 transform states for its 10 729 draws, about 710 instructions each.
+    /// 21763 decoded 10 773 transform states for its 10 729 draws (about 700 instructions
+    /// each), 929 since.
     pub(crate) fn decode_transform(&mut self, gs: &GeState, vtype: &VertexType) -> Arc<TransformState> {
         if std::mem::take(&mut self.transform_dirty) {
             self.transforms = Default::default();
