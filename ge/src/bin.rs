@@ -180,8 +180,9 @@ impl<P: Send + Sync> Binner<P> {
 
     /// The queued primitives, leaving the queue empty with room for the largest batch so
     /// far (the next batch or frame then does not grow it, copying as it goes: the PPSSPP
-    /// model's flushes alternate small and large batches, and 19960 reallocated its queue
-    /// 940 times with room for only the previous batch).
+    /// model's flushes alternate small and large batches: with room for only the previous
+    /// batch, growing the queues of 19960's binned shapes cost 4.9 M instructions, copies
+    /// included, 2.2 M since).
     fn take(&mut self) -> Vec<(ClipRect, P)> {
         self.cost = 0;
         self.peak = self.peak.max(self.items.len());
