@@ -86,6 +86,8 @@ pub struct Binner<P> {
     cost: u64,
     /// Set by the last job rasterizing behind the caller when its tiles are drawn.
     drawn: Option<Arc<AtomicBool>>,
+    /// The most primitives a flush took so far: the room the next batch starts with.
+    peak: usize,
 }
 
 /// One band's work: its rows and the indices of the primitives touching it.
@@ -101,7 +103,7 @@ struct Band {
 impl<P: Send + Sync> Binner<P> {
     /// `band_rows` rows per band (at least 1).
     pub fn new(band_rows: i32) -> Self {
-        Binner { band_rows: band_rows.max(1), items: Vec::new(), cost: 0, drawn: None }
+        Binner { band_rows: band_rows.max(1), items: Vec::new(), cost: 0, drawn: None, peak: 0 }
     }
 
     pub fn push(&mut self, bounds: ClipRect, prim: P) {
@@ -176,11 +178,15 @@ impl<P: Send + Sync> Binner<P> {
         }
     }
 
-    /// The queued primitives, leaving the queue empty with room for as many (the next
-    /// batch or frame then does not grow it from nothing, copying as it goes).
+    /// The queued primitives, leaving the queue empty with room for the largest batch so
+    /// far (the next batch or frame then does not grow it, copying as it goes: the PPSSPP
+    /// model's flushes alternate small and large batches: with room for only the previous
+    /// batch, growing the queues of 19960's binned shapes cost 4.9 M instructions, copies
+    /// included, 2.2 M since).
     fn take(&mut self) -> Vec<(ClipRect, P)> {
         self.cost = 0;
-        let room = Vec::with_capacity(self.items.len());
+        self.peak = self.peak.max(self.items.len());
+        let room = Vec::with_capacity(self.peak);
         std::mem::replace(&mut self.items, room)
     }
 

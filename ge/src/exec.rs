@@ -193,7 +193,7 @@ impl Ge {
             op::BONEMATRIXDATA => {
                 let i = st.mats.bone_index as usize;
                 if i < 96 {
-                    st.mats.bones[i] = float24(arg);
+                    set_entry(&mut st.mats.bones[i], arg, &mut self.draw);
                 }
                 st.mats.bone_index = BoneIndex(st.mats.bone_index + 1).index();
             }
@@ -201,7 +201,7 @@ impl Ge {
             op::WORLDMATRIXDATA => {
                 let i = st.mats.world_index as usize;
                 if i < 12 {
-                    st.mats.world[i] = float24(arg);
+                    set_entry(&mut st.mats.world[i], arg, &mut self.draw);
                 }
                 st.mats.world_index = MatrixIndex(st.mats.world_index + 1).index();
             }
@@ -209,7 +209,7 @@ impl Ge {
             op::VIEWMATRIXDATA => {
                 let i = st.mats.view_index as usize;
                 if i < 12 {
-                    st.mats.view[i] = float24(arg);
+                    set_entry(&mut st.mats.view[i], arg, &mut self.draw);
                 }
                 st.mats.view_index = MatrixIndex(st.mats.view_index + 1).index();
             }
@@ -217,7 +217,7 @@ impl Ge {
             op::PROJMATRIXDATA => {
                 let i = st.mats.proj_index as usize;
                 if i < 16 {
-                    st.mats.proj[i] = float24(arg);
+                    set_entry(&mut st.mats.proj[i], arg, &mut self.draw);
                 }
                 st.mats.proj_index = MatrixIndex(st.mats.proj_index + 1).index();
             }
@@ -229,7 +229,7 @@ impl Ge {
                     if st.mats.tgen[i].to_bits() != float24(arg).to_bits() {
                         self.draw.raster_state_changed();
                     }
-                    st.mats.tgen[i] = float24(arg);
+                    set_entry(&mut st.mats.tgen[i], arg, &mut self.draw);
                 }
                 st.mats.tgen_index = MatrixIndex(st.mats.tgen_index + 1).index();
             }
@@ -243,7 +243,10 @@ impl Ge {
         self.state.regs.set(cmd, arg);
         if prev != arg {
             let dirty = crate::cmd::info(cmd).dirty;
-            self.draw.state_dirty |= dirty.draw_state();
+            if dirty.draw_state() {
+                // A superset of what the transform state reads (its matrices are entries).
+                self.draw.registers_changed();
+            }
             if dirty.raster(prev ^ arg) {
                 self.draw.raster_state_changed();
             }
@@ -378,6 +381,16 @@ impl Ge {
             pc = next;
         }
     }
+}
+
+/// Write a matrix entry from its float24 argument; a changed value (bit for bit) makes
+/// the draw path decode its transform states again.
+fn set_entry(entry: &mut f32, arg: u32, draw: &mut DrawContext) {
+    let v = float24(arg);
+    if entry.to_bits() != v.to_bits() {
+        draw.matrix_changed();
+    }
+    *entry = v;
 }
 
 #[cfg(test)]

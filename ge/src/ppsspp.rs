@@ -108,6 +108,9 @@ impl Machinery {
     /// That flush happens while PPSSPP creates the new state, which the drain must not
     /// optimize yet [PP `BinManager::OptimizePendingStates` `creatingState_`], so the
     /// caller flushes before the state is registered.
+    /// The draw path asks only when it decodes a new draw state: the keys read no register
+    /// of [`crate::cmd::DirtyGroup::Vertex`] (test `vertex_group_leaves_the_draw_state`), so
+    /// while the state is reused they are the ones looked up last, compiled by then.
     pub fn compiles(&mut self, regs: &Regs, through: bool) -> bool {
         self.queue.update_state(regs, through)
     }
@@ -187,6 +190,13 @@ impl Machinery {
         self.jit.flushed();
         self.queue.unrasterized = Default::default();
     }
+}
+
+/// The pixel and sampler function keys [`Machinery::compiles`] looks up (tests: the draw
+/// path skips the look-up while it reuses the draw state).
+#[cfg(test)]
+pub(crate) fn function_keys(regs: &Regs, through: bool) -> (u64, u32) {
+    (funcid::pixel_func_key(regs, through), funcid::sampler_key(regs))
 }
 
 /// A draw state as the PPSSPP model decodes it (tests of this module).

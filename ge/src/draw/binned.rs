@@ -244,17 +244,20 @@ mod tests {
         }
     }
 
-    /// The draw state as the draw path decodes it (PPSSPP's decoration included), printed.
+    /// The draw state as the draw path decodes it (PPSSPP's decoration and the function
+    /// keys its machinery looks up with it included), printed.
     fn decoded(regs: &Regs, clut: &[u8; 1024], mats: &Matrices, through: bool, model: Model) -> String {
         let mut s = DrawState::decode(regs, clut, through, model, &mut PaletteMemo::default());
+        let mut keys = None;
         if model == Model::Ppsspp {
             crate::ppsspp::decorate_state(&mut s, regs, mats);
             let tex = s.texture.as_ref().map(|t| t.shared_clut);
             s.ppsspp = Some(StateData::decode(regs, clut, &s.pixel, tex, None, true));
+            keys = Some(crate::ppsspp::function_keys(regs, through));
         }
         let flags = [s.clear, s.through, s.flat, s.flat_provoking, s.dither, s.texture_proj, s.fog, s.depth_matters];
         format!(
-            "{:?} {:?} {flags:?} {} {:?} {:?} {:?} {:?} {:?}",
+            "{:?} {:?} {flags:?} {} {:?} {:?} {:?} {:?} {:?} {keys:?}",
             s.pixel, s.texture, s.antialias, s.line, s.triangle, s.rectangle, s.scissor, s.ppsspp
         )
     }
@@ -263,7 +266,8 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 3_000, ..ProptestConfig::default() })]
         /// A change of a `DirtyGroup::Vertex` command (or of the world, view, projection or
         /// bone matrices) leaves the decoded draw state as it was, so the executor keeps the
-        /// snapshot; random register files, CLUTs and both models.
+        /// snapshot, and PPSSPP's function keys, so the draw path does not look them up
+        /// again; random register files, CLUTs and both models.
         #[test]
         fn vertex_group_leaves_the_draw_state(
             raw in prop::collection::vec(0..0x0100_0000u32, 256),

@@ -199,7 +199,7 @@ impl DrawContext {
         let saved_cull = gs.regs.arg(op::CULL);
         gs.regs.set(op::CULL, CullArg(saved_cull).with_ccw(flags.cull_face() != 0));
         // Every submit rebuilds the rasterizer state, before and after.
-        self.state_dirty = true;
+        self.registers_changed();
         self.raster_state_changed();
         let vtype = VertexType::from_bits(gs.regs.arg(op::VERTEXTYPE));
         let ts = self.decode_transform(gs, &vtype);
@@ -214,7 +214,7 @@ impl DrawContext {
             self.with_sink(gs, mem, &ts, vtype.through, true, |asm, sink| asm.submit_imm(prim, cont, av, cull, sink));
         }
         gs.regs.set(op::CULL, saved_cull);
-        self.state_dirty = true;
+        self.registers_changed();
         self.raster_state_changed();
 
         if changed {
@@ -228,7 +228,7 @@ impl DrawContext {
         for &(o, on) in values {
             gs.regs.set(o, u32::from(on));
         }
-        self.state_dirty = true;
+        self.registers_changed();
         self.raster_state_changed();
     }
 }

@@ -114,6 +114,8 @@ pub fn restore_init(ge: &mut Ge, payload: &[u8]) -> Result<(), crate::exec::GeEr
     mats.view_index = MatrixIndex(w(381)).index();
     mats.proj_index = MatrixIndex(w(382)).index();
     mats.tgen_index = MatrixIndex(w(383)).index();
+    // Written past the executor: what the draw path decoded from them is stale.
+    ge.draw.registers_changed();
     for cmd in reapplied_registers() {
         let arg = ge.state.regs.arg(cmd);
         ge.execute_word(word(cmd, arg))?;
