@@ -231,7 +231,20 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
     let fs = fixed_func::<FUNC>(st);
     let finish = |texel| func::add_secondary(func::apply(&fs, prim, texel), secondary);
     if LINEAR {
-        for (o, &(s, t)) in out.iter_mut().zip(coords) {
+        // Four fragments at a time through the quads' bilinear lanes ([`filter::bilinear4`],
+        // equal to `filter::bilinear` lane by lane); the last one to three one by one.
+        let n = out.len().min(coords.len());
+        let (out, coords) = (&mut out[..n], &coords[..n]);
+        let mut outs = out.chunks_exact_mut(4);
+        let mut runs = coords.chunks_exact(4);
+        for (o, c) in (&mut outs).zip(&mut runs) {
+            let n4: [(f32, f32); 4] = std::array::from_fn(|i| st.normalise(c[i].0, c[i].1));
+            let texels = filter::bilinear4::<F>(l, n4.map(|p| p.0), n4.map(|p| p.1), 0xF);
+            for (o, texel) in o.iter_mut().zip(texels) {
+                *o = finish(texel);
+            }
+        }
+        for (o, &(s, t)) in outs.into_remainder().iter_mut().zip(runs.remainder()) {
             let (s, t) = st.normalise(s, t);
             *o = finish(filter::bilinear::<F>(l, s, t));
         }

@@ -2,7 +2,7 @@
 //! texture registers, palettes, texture memory, sampler rules and quads; every covered
 //! lane must get the same colour.
 
-use super::super::{shade_quad, SamplerRule, TextureState};
+use super::super::{constant_lod, shade_quad, shade_span, SamplerRule, TextureState};
 use super::QuadShader;
 use crate::cmd::op;
 use crate::geom::{Fragment, Quad};
@@ -111,6 +111,41 @@ proptest! {
                     prop_assert_eq!(got[i], want[i], "lane {} of {:?}, state {:?}", i, q, st);
                 }
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    /// Runs of fragments textured by [`shade_span`] (bilinear ones four at a time) get the
+    /// colours [`shade_quad`] gives each fragment alone, for runs of every length mod 4.
+    #[test]
+    fn spans_equal_the_reference(
+        list in tex_regs(),
+        through in any::<bool>(),
+        sampler in 0u8..4,
+        run in prop::collection::vec((coord(), coord()), 0..11),
+        prim in any::<[u8; 4]>(),
+        secondary in any::<[u8; 3]>(),
+        seed in any::<u64>(),
+    ) {
+        let mut regs = Regs::default();
+        for &(o, v) in &list {
+            regs.set(o, v);
+        }
+        let clut: [u8; 1024] = bytes(seed ^ 0xC1, 1024).try_into().unwrap();
+        let st = TextureState::decode(&regs, &clut, through).with_sampler(rule(sampler));
+        let Some(lod) = constant_lod(&st) else { return Ok(()) };
+        let mut mem = Memory::new();
+        mem.write(BASE, &bytes(seed, 0x2_0000)).unwrap();
+        let k = if through { 64.0 } else { 1.0 };
+        let coords: Vec<(f32, f32)> = run.iter().map(|&(s, t)| (s * k, t * k)).collect();
+        let mut got = vec![[0u8; 4]; coords.len()];
+        shade_span(&st, &mem, lod, prim, secondary, &coords, &mut got);
+        for (i, &(s, t)) in coords.iter().enumerate() {
+            let f = Fragment { s, t, color0: prim, color1: secondary, ..Default::default() };
+            let q = Quad::from_frags([f; 4], 1, 1.0);
+            prop_assert_eq!(got[i], shade_quad(&st, &mem, &q, q.w)[0], "fragment {} at {:?}, state {:?}", i, (s, t), st);
         }
     }
 }
