@@ -128,29 +128,7 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
         return kernel_fragments::<F, ZTEST, ZWRITE, BLEND>(st, tile, q, colors, alpha_bits, keep);
     };
     let z = i32x4::new(q.z.map(i32::from));
-    // Bit i: lane i still live.
-    let mut live = q.mask;
-    if let Some((lo, hi)) = st.depth_range {
-        let out = z.simd_lt(i32x4::splat(lo as i32)) | z.simd_gt(i32x4::splat(hi as i32));
-        live &= !out.to_bitmask() as u8;
-    }
-    let mut c = *colors;
-    if st.alpha_func != Compare::Always {
-        // The four colours as little-endian words: alpha is the top byte of each lane.
-        let rgba: i32x4 = cast(*colors);
-        let a = (rgba >> 24) & i32::from(st.alpha_mask);
-        live &= st.alpha_func.test_lanes(a, i32x4::splat(st.alpha_ref as i32));
-    }
-    if let Some(fc) = st.fog {
-        c = fog4(&c, q.fog, fc);
-    }
-    if st.color_test.is_some() {
-        for (i, ci) in c.iter().enumerate() {
-            if live & (1 << i) != 0 && !colour_test(st, *ci) {
-                live &= !(1 << i);
-            }
-        }
-    }
+    let (mut live, c) = fragment_lanes(st, q, z, colors);
     if live == 0 {
         return;
     }
@@ -184,6 +162,36 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     }
 }
 
+/// The stages that read only the fragment, as lanes: the lanes of `q` (depths `z`) that
+/// pass the depth range, alpha test and colour test (bit i: lane i live), and the colours
+/// after fog.
+#[inline(always)]
+fn fragment_lanes(st: &PixelState, q: &Quad, z: i32x4, colors: &[[u8; 4]; 4]) -> (u8, [[u8; 4]; 4]) {
+    let mut live = q.mask;
+    if let Some((lo, hi)) = st.depth_range {
+        let out = z.simd_lt(i32x4::splat(lo as i32)) | z.simd_gt(i32x4::splat(hi as i32));
+        live &= !out.to_bitmask() as u8;
+    }
+    if st.alpha_func != Compare::Always {
+        // The four colours as little-endian words: alpha is the top byte of each lane.
+        let rgba: i32x4 = cast(*colors);
+        let a = (rgba >> 24) & i32::from(st.alpha_mask);
+        live &= st.alpha_func.test_lanes(a, i32x4::splat(st.alpha_ref as i32));
+    }
+    let c = match st.fog {
+        Some(fc) => fog4(colors, q.fog, fc),
+        None => *colors,
+    };
+    if st.color_test.is_some() {
+        for (i, ci) in c.iter().enumerate() {
+            if live & (1 << i) != 0 && !colour_test(st, *ci) {
+                live &= !(1 << i);
+            }
+        }
+    }
+    (live, c)
+}
+
 /// The fog of [`super::fog_colour_test`], `(c·F + fog·(255 − F) + 255) >> 8`, on the four
 /// lanes at once as sixteen 16-bit lanes (at most 255·255 + 255: no overflow). The alpha
 /// slots take F = 255 and fog colour 0, which leaves alpha as it is: (255·a + 255) >> 8 = a
@@ -202,36 +210,20 @@ pub(super) fn fog4(c: &[[u8; 4]; 4], f: [u8; 4], fc: [u8; 3]) -> [[u8; 4]; 4] {
 }
 
 /// Normal mode with a stencil result that varies or a logic op: for a quad wholly inside
-/// the tile, the depth range, alpha test, fog and colour test as in [`kernel`] (they read
-/// only the fragment), then the rest of the pipeline lane by lane in lane order at the
+/// the tile, the depth range, alpha test, fog and colour test as in [`kernel`]
+/// ([`fragment_lanes`]), then the rest of the pipeline lane by lane in lane order at the
 /// quad's offsets (`draw_tested_at`: stencil and depth tests, stencil op, depth write,
 /// blend, dither, logic op, write mask). Other quads run the plain pipeline.
 fn kernel_tested<F: FbPixel>(st: &PixelState, tile: &mut Tile, q: &Quad, colors: &[[u8; 4]; 4]) {
     let Some(at) = Lanes::inside::<F>(tile, q.x, q.y) else {
         return draw_quad_plain::<F>(st, tile, q, colors);
     };
-    let mut live = q.mask;
-    if let Some((lo, hi)) = st.depth_range {
-        let z = i32x4::new(q.z.map(i32::from));
-        let out = z.simd_lt(i32x4::splat(lo as i32)) | z.simd_gt(i32x4::splat(hi as i32));
-        live &= !out.to_bitmask() as u8;
-    }
-    if st.alpha_func != Compare::Always {
-        let rgba: i32x4 = cast(*colors);
-        let a = (rgba >> 24) & i32::from(st.alpha_mask);
-        live &= st.alpha_func.test_lanes(a, i32x4::splat(st.alpha_ref as i32));
-    }
-    let mut c = *colors;
-    if let Some(fc) = st.fog {
-        c = fog4(&c, q.fog, fc);
-    }
+    let (mut live, c) = fragment_lanes(st, q, i32x4::new(q.z.map(i32::from)), colors);
     while live != 0 {
         let i = live.trailing_zeros() as usize;
         live &= live - 1;
-        if colour_test(st, c[i]) {
-            let (x, y) = (q.x + (i & 1) as i32, q.y + (i >> 1) as i32);
-            draw_tested_at::<F>(st, tile, (Some(at.color[i]), Some(at.depth[i])), x, y, q.z[i], c[i]);
-        }
+        let (x, y) = (q.x + (i & 1) as i32, q.y + (i >> 1) as i32);
+        draw_tested_at::<F>(st, tile, (Some(at.color[i]), Some(at.depth[i])), x, y, q.z[i], c[i]);
     }
 }
 
