@@ -219,6 +219,21 @@ impl Src<'_> {
     fn f32(self, off: usize) -> f32 {
         f32::from_bits(u32::from_le_bytes(self.bytes(off)))
     }
+    /// A position or normal of three signed bytes, each /128 (the hardware's scale).
+    #[inline]
+    fn s8x3(self, off: usize) -> [f32; 3] {
+        [0, 1, 2].map(|j| f32::from(self.s8(off + j)) * S8_SCALE)
+    }
+    /// A position or normal of three signed shorts, each /32768.
+    #[inline]
+    fn s16x3(self, off: usize) -> [f32; 3] {
+        [0, 1, 2].map(|j| f32::from(self.s16(off + 2 * j)) * S16_SCALE)
+    }
+    /// A position or normal of three floats.
+    #[inline]
+    fn f32x3(self, off: usize) -> [f32; 3] {
+        [self.f32(off), self.f32(off + 4), self.f32(off + 8)]
+    }
 }
 
 const S8_SCALE: f32 = 1.0 / 128.0;
@@ -424,15 +439,11 @@ pub fn decode_vertex(layout: &VertexLayout, bytes: &[u8], params: &DecodeParams,
                 _ => acc,
             }
         } else {
-            let mut n = [0.0f32; 3];
-            for (j, nj) in n.iter_mut().enumerate() {
-                *nj = match vt.normal {
-                    NumFormat::Byte => f32::from(s.s8(off + j)) * S8_SCALE,
-                    NumFormat::Short => f32::from(s.s16(off + 2 * j)) * S16_SCALE,
-                    _ => s.f32(off + 4 * j),
-                };
+            match vt.normal {
+                NumFormat::Byte => s.s8x3(off),
+                NumFormat::Short => s.s16x3(off),
+                _ => s.f32x3(off),
             }
-            n
         };
         persist.normal = v.normal;
     } else {
@@ -475,10 +486,10 @@ pub fn decode_vertex(layout: &VertexLayout, bytes: &[u8], params: &DecodeParams,
                 acc
             }
         }
-        (NumFormat::Byte, false) => [0, 1, 2].map(|j| f32::from(s.s8(off + j)) * S8_SCALE),
-        (NumFormat::Short, false) => [0, 1, 2].map(|j| f32::from(s.s16(off + 2 * j)) * S16_SCALE),
+        (NumFormat::Byte, false) => s.s8x3(off),
+        (NumFormat::Short, false) => s.s16x3(off),
         (NumFormat::Float, false) => {
-            let p = [s.f32(off), s.f32(off + 4), s.f32(off + 8)];
+            let p = s.f32x3(off);
             if vt.has_weights() {
                 // [PP Step_PosFloatSkin: "TODO: Clean for NaN/INF here"] not cleaned.
                 p

@@ -106,15 +106,15 @@ fn col_8888(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
 
 #[inline(always)]
 fn nrm_s8(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.normal = [0, 1, 2].map(|j| f32::from(Src(s).s8(off + j)) * S8_SCALE);
+    v.normal = Src(s).s8x3(off);
 }
 #[inline(always)]
 fn nrm_s16(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.normal = [0, 1, 2].map(|j| f32::from(Src(s).s16(off + 2 * j)) * S16_SCALE);
+    v.normal = Src(s).s16x3(off);
 }
 #[inline(always)]
 fn nrm_f32(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.normal = [Src(s).f32(off), Src(s).f32(off + 4), Src(s).f32(off + 8)];
+    v.normal = Src(s).f32x3(off);
 }
 
 #[inline(always)]
@@ -136,19 +136,19 @@ fn pos_f32_through(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
 }
 #[inline(always)]
 fn pos_s8(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [0, 1, 2].map(|j| f32::from(Src(s).s8(off + j)) * S8_SCALE);
+    v.pos = Src(s).s8x3(off);
 }
 #[inline(always)]
 fn pos_s16(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [0, 1, 2].map(|j| f32::from(Src(s).s16(off + 2 * j)) * S16_SCALE);
+    v.pos = Src(s).s16x3(off);
 }
 #[inline(always)]
 fn pos_f32_raw(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [Src(s).f32(off), Src(s).f32(off + 4), Src(s).f32(off + 8)];
+    v.pos = Src(s).f32x3(off);
 }
 #[inline(always)]
 fn pos_f32_clean(s: &[u8], off: usize, _: usize, v: &mut Vertex) {
-    v.pos = [Src(s).f32(off), Src(s).f32(off + 4), Src(s).f32(off + 8)].map(clean_nan_inf);
+    v.pos = Src(s).f32x3(off).map(clean_nan_inf);
 }
 
 /// A VTYPE's decoders for one draw, in the vertex's attribute order.
