@@ -76,6 +76,20 @@ fn rule(i: u8) -> SamplerRule {
         [i as usize & 3]
 }
 
+/// The texture state of registers `list` with sampler rule `sampler`, a random CLUT, and
+/// random texture memory at [`BASE`], both from `seed`.
+fn texture(list: &[(u8, u32)], through: bool, sampler: u8, seed: u64) -> (TextureState, Memory) {
+    let mut regs = Regs::default();
+    for &(o, v) in list {
+        regs.set(o, v);
+    }
+    let clut: [u8; 1024] = bytes(seed ^ 0xC1, 1024).try_into().unwrap();
+    let st = TextureState::decode(&regs, &clut, through).with_sampler(rule(sampler));
+    let mut mem = Memory::new();
+    mem.write(BASE, &bytes(seed, 0x2_0000)).unwrap();
+    (st, mem)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 5000, ..ProptestConfig::default() })]
     #[test]
@@ -86,14 +100,7 @@ proptest! {
         quads in prop::collection::vec((any::<u8>(), [lane(), lane(), lane(), lane()], any::<f32>()), 1..5),
         seed in any::<u64>(),
     ) {
-        let mut regs = Regs::default();
-        for &(o, v) in &list {
-            regs.set(o, v);
-        }
-        let clut: [u8; 1024] = bytes(seed ^ 0xC1, 1024).try_into().unwrap();
-        let st = TextureState::decode(&regs, &clut, through).with_sampler(rule(sampler));
-        let mut mem = Memory::new();
-        mem.write(BASE, &bytes(seed, 0x2_0000)).unwrap();
+        let (st, mem) = texture(&list, through, sampler, seed);
         let sh = QuadShader::new(&st, &mem);
         for (mask, lanes, w) in &quads {
             // Through mode: coordinates in texels.
@@ -129,15 +136,8 @@ proptest! {
         secondary in any::<[u8; 3]>(),
         seed in any::<u64>(),
     ) {
-        let mut regs = Regs::default();
-        for &(o, v) in &list {
-            regs.set(o, v);
-        }
-        let clut: [u8; 1024] = bytes(seed ^ 0xC1, 1024).try_into().unwrap();
-        let st = TextureState::decode(&regs, &clut, through).with_sampler(rule(sampler));
+        let (st, mem) = texture(&list, through, sampler, seed);
         let Some(lod) = constant_lod(&st) else { return Ok(()) };
-        let mut mem = Memory::new();
-        mem.write(BASE, &bytes(seed, 0x2_0000)).unwrap();
         let k = if through { 64.0 } else { 1.0 };
         let coords: Vec<(f32, f32)> = run.iter().map(|&(s, t)| (s * k, t * k)).collect();
         let mut got = vec![[0u8; 4]; coords.len()];
