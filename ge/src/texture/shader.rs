@@ -38,6 +38,18 @@
 //! instructions each), 15826 hot pixel's shader 39.9 -> 38.0 M (its texture function
 //! 7.3 -> 3.3 M). The separate row and column terms do not pay on 16131's bilinear CLUT4
 //! draws (shader 20.4 -> 21.4 M): they are kept for the shared code path.
+//!
+//! Nearest lanes fetch their four texels through [`Format::fetch4`]: the common formats
+//! (4444, 5551, 565, 8888, CLUT4, CLUT8) address the four as lanes and read them with one
+//! range check for all four (`LevelSrc::bytes4`), the CLUT table chosen once; the texel
+//! coordinates truncate with `CVTTPS2DQ` on four lanes. Span rows (flat-shaded
+//! rectangles) run four fragments at a time through the same lanes, nearest as well as
+//! bilinear, with MODULATE as lanes; the per-fragment row kept a "same texel as the last
+//! fragment" shortcut, which the lanes drop. Measured (callgrind, `frametests --filter D
+//! --bench --runs 1 --threads 1`, whole process, b1c8216 against these, with the cheaper
+//! `LevelSrc::bytes` and swizzle terms): 20204 beam 'em up 196.5 -> 164.2 M (PPSSPP model),
+//! 195.6 -> 166.8 M (hardware), 15816 125.1 -> 106.3 M, 15826 108.8 -> 103.1 M, 16131
+//! 137.9 -> 137.6 M.
 
 use super::filter::{self, Level};
 use super::format::{self, Format};
@@ -138,22 +150,20 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
     // Texel coordinates of all four lanes at once (the same arithmetic per lane as
     // `filter::nearest` / `filter::bilinear`, as lane arrays so it vectorises; uncovered
     // lanes are converted too and never read).
-    let st_of = |i: usize| st.normalise(q.s[i], q.t[i]);
-    let (s, t): ([f32; 4], [f32; 4]) = (std::array::from_fn(|i| st_of(i).0), std::array::from_fn(|i| st_of(i).1));
+    // A loop, not `array::from_fn` (its closures were a measurable share, callgrind).
+    let (mut s, mut t) = ([0f32; 4], [0f32; 4]);
+    for i in 0..4 {
+        (s[i], t[i]) = st.normalise(q.s[i], q.t[i]);
+    }
     // Written out here rather than through `filter_lanes`: with that call (inlined) the
     // shader measured 4 % more instructions on 16131 (callgrind).
     let l = &sh.level;
     let texels = if LINEAR {
         filter::bilinear4::<F>(l, s, t, q.mask)
     } else {
-        let (u, v) = (l.u.nearest4(s), l.v.nearest4(t));
-        let mut texels = [[0u8; 4]; 4];
-        for (i, c) in texels.iter_mut().enumerate() {
-            if q.mask & (1 << i) != 0 {
-                *c = F::fetch(&l.src, u[i], v[i]);
-            }
-        }
-        texels
+        // Every lane is fetched (uncovered ones too: their texel coordinates are wrapped or
+        // clamped like the others', and their colours are never read).
+        F::fetch4(&l.src, l.u.nearest4(s), l.v.nearest4(t))
     };
     stage4::<FUNC>(st, &fs, q, &texels)
 }
@@ -166,14 +176,7 @@ fn filter_lanes<F: Format>(l: &Level, s: &[f32; 4], t: &[f32; 4], mask: u8, line
     if linear {
         return filter::bilinear4::<F>(l, *s, *t, mask);
     }
-    let mut out = [[0u8; 4]; 4];
-    let (u, v) = (l.u.nearest4(*s), l.v.nearest4(*t));
-    for (i, o) in out.iter_mut().enumerate() {
-        if mask & (1 << i) != 0 {
-            *o = F::fetch(&l.src, u[i], v[i]);
-        }
-    }
-    out
+    F::fetch4(&l.src, l.u.nearest4(*s), l.v.nearest4(*t))
 }
 
 /// `super::sample_levels` with [`filter_lanes`]: level `l0` (already resolved), blended
@@ -230,43 +233,51 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
 ) {
     let fs = fixed_func::<FUNC>(st);
     let finish = |texel| func::add_secondary(func::apply(&fs, prim, texel), secondary);
-    if LINEAR {
-        // Four fragments at a time through the quads' bilinear lanes ([`filter::bilinear4`],
-        // equal to `filter::bilinear` lane by lane); the last one to three one by one.
-        let n = out.len().min(coords.len());
-        let (out, coords) = (&mut out[..n], &coords[..n]);
-        let mut outs = out.chunks_exact_mut(4);
-        let mut runs = coords.chunks_exact(4);
-        for (o, c) in (&mut outs).zip(&mut runs) {
-            let n4: [(f32, f32); 4] = std::array::from_fn(|i| st.normalise(c[i].0, c[i].1));
-            let texels = filter::bilinear4::<F>(l, n4.map(|p| p.0), n4.map(|p| p.1), 0xF);
-            for (o, texel) in o.iter_mut().zip(texels) {
-                *o = finish(texel);
-            }
+    // Four fragments at a time as lanes: bilinear through the quads' lanes
+    // ([`filter::bilinear4`], equal to `filter::bilinear` lane by lane), nearest through
+    // `Axis::nearest4` and `Format::fetch4` (equal to `filter::nearest` lane by lane); the
+    // texture function on the four ([`span_func4`]). The last one to three fragments one
+    // by one.
+    let n = out.len().min(coords.len());
+    let (out, coords) = (&mut out[..n], &coords[..n]);
+    let mut outs = out.chunks_exact_mut(4);
+    let mut runs = coords.chunks_exact(4);
+    let (prim4, sec4) = ([prim; 4], [[secondary[0], secondary[1], secondary[2], 0]; 4]);
+    for (o, c) in (&mut outs).zip(&mut runs) {
+        let (mut s, mut t) = ([0f32; 4], [0f32; 4]);
+        for i in 0..4 {
+            (s[i], t[i]) = st.normalise(c[i].0, c[i].1);
         }
-        for (o, &(s, t)) in outs.into_remainder().iter_mut().zip(runs.remainder()) {
-            let (s, t) = st.normalise(s, t);
-            *o = finish(filter::bilinear::<F>(l, s, t));
-        }
-        return;
-    }
-    // Nearest: the colours along the row are constant, so a fragment on the same texel
-    // as the previous one gets the same output (magnified sprites: commands-basic's 1x1
-    // texture over 460 pixels). `filter::nearest` split into its texel choice and fetch.
-    // The fetch is the plain `texel`: the CLUT table's `fetch` made this loop 4
-    // instructions a pixel longer (commands-basic +0.48 M), and the lookup is rare here.
-    let mut last: Option<((u32, u32), [u8; 4])> = None;
-    for (o, &(s, t)) in out.iter_mut().zip(coords) {
-        let (s, t) = st.normalise(s, t);
-        let uv = (l.u.nearest(s), l.v.nearest(t));
-        *o = match last {
-            Some((at, c)) if at == uv => c,
-            _ => {
-                let c = finish(F::texel(&l.src, uv.0, uv.1));
-                last = Some((uv, c));
-                c
-            }
+        let texels = if LINEAR {
+            filter::bilinear4::<F>(l, s, t, 0xF)
+        } else {
+            F::fetch4(&l.src, l.u.nearest4(s), l.v.nearest4(t))
         };
+        o.copy_from_slice(&span_func4::<FUNC>(&fs, &prim4, &sec4, &texels, finish));
+    }
+    for (o, &(s, t)) in outs.into_remainder().iter_mut().zip(runs.remainder()) {
+        let (s, t) = st.normalise(s, t);
+        *o = finish(if LINEAR { filter::bilinear::<F>(l, s, t) } else { filter::nearest::<F>(l, s, t) });
+    }
+}
+
+/// The texture function `FUNC` and the secondary colour for four fragments of a span
+/// (one primary and one secondary colour, `prim4` and `sec4` with alpha 0, repeated):
+/// MODULATE as lanes ([`func::modulate4`], equal to `finish` per lane by
+/// `modulate4_equals_modulate` and `modulate_and_replace_equal_apply`), the others with
+/// `finish` lane by lane.
+#[inline(always)]
+fn span_func4<const FUNC: u8>(
+    fs: &func::TexFuncState,
+    prim4: &[[u8; 4]; 4],
+    sec4: &[[u8; 4]; 4],
+    texels: &[[u8; 4]; 4],
+    finish: impl Fn([u8; 4]) -> [u8; 4],
+) -> [[u8; 4]; 4] {
+    if FUNC == MODULATE {
+        func::modulate4(fs, prim4, sec4, texels)
+    } else {
+        texels.map(finish)
     }
 }
 
