@@ -4,15 +4,19 @@
 //!
 //! * [`draw_span`]: each fragment has its own colour (textured rows); the format is matched
 //!   once; without depth test, logic op or a stencil result that varies the row is written
-//!   straight through its bytes (the usual alpha blend inlined), otherwise every fragment
-//!   runs the plain pipeline (`draw`).
+//!   straight through its bytes, four fragments at a time: the fragment tests as lanes
+//!   (`quad::colour_lanes`), then blend, dither, pack and write mask as lanes
+//!   (`quad::colour_words4`), the last one to three fragments one by one. Otherwise every
+//!   fragment runs the plain pipeline (`draw`).
 //! * [`fill_span`]: one colour for the whole row (untextured rectangles, clears). The depth
 //!   range, alpha, fog and colour tests then give one answer for the row, and when no
 //!   per-pixel test or read-modify-write stage remains (clear mode writing colour, or
 //!   normal mode without stencil, depth test, blend or logic op) the row is a fill of at
 //!   most four words (the dither pattern) merged with the protected bits of the old word,
-//!   64 bytes a store, or 16 bytes at a time when bits are kept (`merge_pattern`).
-//!   Otherwise every fragment runs the rest of the plain pipeline.
+//!   64 bytes a store, or 16 bytes at a time when bits are kept (`merge_pattern`). A
+//!   blend without depth test, logic op or varying stencil result blends the row four
+//!   pixels at a time (`blend_row`). Otherwise every fragment runs the rest of the plain
+//!   pipeline.
 //!
 //! Both equal `draw_pixel` fragment by fragment (property test in `draw::span`); the
 //! fill is what makes full-screen clears cost a memory pass rather than a pipeline pass.
