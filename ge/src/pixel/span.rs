@@ -7,7 +7,8 @@
 //!   straight through its bytes, four fragments at a time: the fragment tests as lanes
 //!   (`quad::colour_lanes`), then blend, dither, pack and write mask as lanes
 //!   (`quad::colour_words4`), the last one to three fragments one by one. Otherwise every
-//!   fragment runs the plain pipeline (`draw`).
+//!   fragment runs the plain pipeline (`draw`). Measured (callgrind, whole replay, 1
+//!   thread, PPSSPP model): 20204 beam 'em up 196.5 -> 172.6 M, 15816 125.1 -> 108.6 M.
 //! * [`fill_span`]: one colour for the whole row (untextured rectangles, clears). The depth
 //!   range, alpha, fog and colour tests then give one answer for the row, and when no
 //!   per-pixel test or read-modify-write stage remains (clear mode writing colour, or
