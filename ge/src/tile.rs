@@ -240,6 +240,21 @@ impl Tile {
             b.copy_from_slice(&z.to_le_bytes());
         }
     }
+
+    /// The colour offsets of [`Tile::quad_offsets`] alone, for draws that touch no depth
+    /// (also in bands without depth rows): when [`Tile::color_offset`] accepts all four
+    /// pixels of the quad at (`x`, `y`) and they are four distinct words; `None` otherwise.
+    #[inline(always)]
+    pub fn quad_color_offsets(&self, x: i32, y: i32, bpp: usize) -> Option<[usize; 4]> {
+        let (r, c) = (y - self.y0, x.wrapping_sub(self.x0));
+        if r < 0 || r + 1 >= self.rows || c < 0 || self.cpitch < 2 || c as u32 + 1 >= self.limit {
+            return None;
+        }
+        let (r, c, cs) = (r as usize, c as usize, self.cpitch as usize);
+        let c0 = (r * cs + c) * bpp;
+        let color = [c0, c0 + bpp, c0 + cs * bpp, c0 + (cs + 1) * bpp];
+        (color[3] + bpp <= self.color.len()).then_some(color)
+    }
 }
 
 /// Byte range of the pixels at columns `c0..=c1` from the tile's first in band row `r`

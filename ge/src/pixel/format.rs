@@ -17,6 +17,7 @@
 
 use crate::tile::FbFormat;
 use bytemuck::{Pod, Zeroable};
+use wide::u32x4;
 
 /// Expand a 5-bit channel to 8 bits by bit replication.
 #[inline]
@@ -154,9 +155,15 @@ pub(crate) trait FbPixel {
     }
     /// The colour word of an RGB triple (truncating), stencil bits zero.
     fn pack_rgb(rgb: [u8; 3]) -> u32;
+    /// [`Self::pack_rgb`] of four lanes at once: lane i holds the bytes r, g, b, (ignored)
+    /// of a colour, little-endian; the result's lane i is its word.
+    fn pack_rgb4(rgb: u32x4) -> u32x4;
     /// The word as a blending destination: bit-replicated RGB, α = the stencil value
     /// (0 for 5650).
     fn dst_rgba(raw: u32) -> [u8; 4];
+    /// [`Self::dst_rgba`] of four words at once: lane i of the result holds the bytes of
+    /// `dst_rgba(raw[i])`, little-endian.
+    fn dst_rgba4(raw: u32x4) -> u32x4;
     /// The stencil value of a word as a byte.
     fn stencil(raw: u32) -> u8;
     /// A stencil byte placed in [`Self::STENCIL_BITS`] (truncating).
@@ -173,11 +180,21 @@ impl FbPixel for Rgb565 {
     fn pack_rgb(rgb: [u8; 3]) -> u32 {
         Rgb565::from_rgba([rgb[0], rgb[1], rgb[2], 0]).0 as u32
     }
+    #[inline(always)]
+    fn pack_rgb4(w: u32x4) -> u32x4 {
+        ((w & 0xF8) >> 3) | ((w & 0xFC00) >> 5) | ((w & 0xF8_0000) >> 8)
+    }
     #[inline]
     fn dst_rgba(raw: u32) -> [u8; 4] {
         // [PP DrawPixel.cpp GetPixelColor; DrawPixelX86.cpp Jit_ConvertFrom565] α = 0.
         let c = Rgb565(raw as u16).to_rgba();
         [c[0], c[1], c[2], 0]
+    }
+    #[inline(always)]
+    fn dst_rgba4(w: u32x4) -> u32x4 {
+        // Each channel at the top of its byte, then its top bits replicated below.
+        let top = ((w & 0x1F) << 3) | ((w & 0x7E0) << 5) | ((w & 0xF800) << 8);
+        top | ((top >> 5) & 0x07_0007u32) | ((top >> 6) & 0x0300u32)
     }
     #[inline]
     fn stencil(_raw: u32) -> u8 {
@@ -204,9 +221,20 @@ impl FbPixel for Rgba5551 {
     fn pack_rgb(rgb: [u8; 3]) -> u32 {
         Rgba5551::from_rgba([rgb[0], rgb[1], rgb[2], 0]).0 as u32
     }
+    #[inline(always)]
+    fn pack_rgb4(w: u32x4) -> u32x4 {
+        ((w & 0xF8) >> 3) | ((w & 0xF800) >> 6) | ((w & 0xF8_0000) >> 9)
+    }
     #[inline]
     fn dst_rgba(raw: u32) -> [u8; 4] {
         Rgba5551(raw as u16).to_rgba()
+    }
+    #[inline(always)]
+    fn dst_rgba4(w: u32x4) -> u32x4 {
+        let top = ((w & 0x1F) << 3) | ((w & 0x3E0) << 6) | ((w & 0x7C00) << 9);
+        // Bit 15 becomes an alpha byte of 0 or 0xFF.
+        let alpha = (u32x4::ZERO - ((w >> 15) & 1u32)) << 24;
+        top | ((top >> 5) & 0x07_0707u32) | alpha
     }
     #[inline]
     fn stencil(raw: u32) -> u8 {
@@ -239,9 +267,19 @@ impl FbPixel for Rgba4444 {
     fn pack_rgb(rgb: [u8; 3]) -> u32 {
         Rgba4444::from_rgba([rgb[0], rgb[1], rgb[2], 0]).0 as u32
     }
+    #[inline(always)]
+    fn pack_rgb4(w: u32x4) -> u32x4 {
+        ((w & 0xF0) >> 4) | ((w & 0xF000) >> 8) | ((w & 0xF0_0000) >> 12)
+    }
     #[inline]
     fn dst_rgba(raw: u32) -> [u8; 4] {
         Rgba4444(raw as u16).to_rgba()
+    }
+    #[inline(always)]
+    fn dst_rgba4(w: u32x4) -> u32x4 {
+        // One nibble at the bottom of each byte, then ·17.
+        let n = (w & 0xF) | ((w & 0xF0) << 4) | ((w & 0xF00) << 8) | ((w & 0xF000) << 12);
+        n | (n << 4)
     }
     #[inline]
     fn stencil(raw: u32) -> u8 {
@@ -278,9 +316,17 @@ impl FbPixel for Rgba8888 {
     fn pack_rgb(rgb: [u8; 3]) -> u32 {
         u32::from_le_bytes([rgb[0], rgb[1], rgb[2], 0])
     }
+    #[inline(always)]
+    fn pack_rgb4(w: u32x4) -> u32x4 {
+        w & 0xFF_FFFF
+    }
     #[inline]
     fn dst_rgba(raw: u32) -> [u8; 4] {
         raw.to_le_bytes()
+    }
+    #[inline(always)]
+    fn dst_rgba4(w: u32x4) -> u32x4 {
+        w
     }
     #[inline]
     fn stencil(raw: u32) -> u8 {
@@ -398,6 +444,35 @@ mod tests {
         fn encode_decode_32bit(raw in any::<u32>()) {
             prop_assert_eq!(encode_color(FbFormat::Rgba8888, decode_color(FbFormat::Rgba8888, raw)), raw);
         }
+    }
+
+    /// [`FbPixel::dst_rgba4`] and [`FbPixel::pack_rgb4`] equal the scalar conversions lane
+    /// by lane: every 16-bit word (and random 32-bit ones), random RGB bytes per lane.
+    #[test]
+    fn lane_conversions_equal_the_scalar_ones() {
+        fn check<F: FbPixel>(words: impl Iterator<Item = u32>) {
+            let mut x = 0x9E37_79B9u32;
+            for w in words {
+                let raw = [w, w ^ 0x5A5A, w.rotate_left(7) & F::ALL_BITS, !w & F::ALL_BITS];
+                let got: [u32; 4] = F::dst_rgba4(u32x4::new(raw)).to_array();
+                for i in 0..4 {
+                    assert_eq!(got[i].to_le_bytes(), F::dst_rgba(raw[i]), "dst of {:#x}", raw[i]);
+                }
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let rgb = [x, w.wrapping_mul(0x0101_0101), x.rotate_left(9) ^ w, !x];
+                let got = F::pack_rgb4(u32x4::new(rgb)).to_array();
+                for i in 0..4 {
+                    let b = rgb[i].to_le_bytes();
+                    assert_eq!(got[i], F::pack_rgb([b[0], b[1], b[2]]), "pack of {:#x}", rgb[i]);
+                }
+            }
+        }
+        check::<Rgb565>(0..=0xFFFF);
+        check::<Rgba5551>(0..=0xFFFF);
+        check::<Rgba4444>(0..=0xFFFF);
+        check::<Rgba8888>((0..0x1_0000u32).map(|i| i.wrapping_mul(0x9E37_79B9) ^ (i << 16)));
     }
 
     #[test]

@@ -34,8 +34,15 @@
 //! A quad wholly inside the tile then runs as lanes (`kernel`, `Lanes`): the depth range,
 //! alpha and depth tests as `wide` lane compares turned into a bit mask of live lanes
 //! (`Compare::test_lanes`, one match per quad; the tile's two depth samples per row read
-//! as one word), offsets from the quad's corner, then only the live lanes blended and
-//! written. Measured (callgrind, `replay -o`, 1 thread, PPSSPP / hardware model, whole
+//! as one word), offsets from the quad's corner, then blend, dither, clamp, pack and
+//! write mask on the four lanes at once ([`colour_words4`]: sixteen 16-bit lanes, the
+//! blend terms as 16-bit high products, `blend::Blend::apply4`) and only the live lanes
+//! stored. Measured (callgrind, whole `frametests --bench --runs 1 --threads 1`): 15826
+//! hot pixel 108.8 -> 104.2 M instructions, 16131 137.9 -> 136.1 M (PPSSPP model); nba-2k12
+//! 269.8 -> 253.7 M (hardware model). Unblended, undithered quads keep packing per live
+//! lane: as lanes they cost 21763 test drive 2.3 M more. Draws without depth test or
+//! write take the lanes from the colour offsets alone (`Tile::quad_color_offsets`), also
+//! in bands without depth rows. Measured (callgrind, `replay -o`, 1 thread, PPSSPP / hardware model, whole
 //! process, after the triangle walk went to explicit lanes): 15826 hot pixel 148.8 / 151.2
 //! -> 135.7 / 137.0 M instructions, 16131 171.8 / 182.2 -> 166.1 / 176.3 M, 21763
 //! 1 303.9 / 1 281.3 -> 1 287.2 / 1 263.2 M. A first lane version (`[u16; 4]` arrays and
@@ -43,13 +50,13 @@
 //! fragment loop: the array `map`s were not inlined. Live lanes kept as `[bool; 4]` cost
 //! more than the fragment loop too (16131 +13 M); bit masks compile to straight-line code.
 
-use super::blend::source_over;
+use super::blend::{source_over, source_over4, widen};
 use super::format::FbPixel;
 use super::{colour_test, dither_clamp, draw, draw_tested_at, fixed_stencil_bits, fragment_tests, Compare, PixelState};
 use crate::geom::Quad;
 use crate::tile::Tile;
 use bytemuck::cast;
-use wide::{i32x4, u16x8, u8x16};
+use wide::{i16x8, i32x4, u16x8, u32x4, u8x16};
 
 /// The reference: [`super::draw_pixel`] for each covered lane, in lane order.
 #[inline]
@@ -98,9 +105,9 @@ pub(crate) fn select<F: FbPixel>(st: &PixelState) -> QuadKernel {
 }
 
 /// The `BLEND` parameter of [`kernel`]: no blend, [`super::blend::source_over`], any other.
-const NO_BLEND: u8 = 0;
-const SOURCE_OVER: u8 = 1;
-const ANY_BLEND: u8 = 2;
+pub(super) const NO_BLEND: u8 = 0;
+pub(super) const SOURCE_OVER: u8 = 1;
+pub(super) const ANY_BLEND: u8 = 2;
 
 /// Normal mode, constant stencil result, no logic op: depth range, fragment tests, depth
 /// test (`ZTEST`), depth write (`ZWRITE`), blend (`BLEND`), dither, write mask; the alpha /
@@ -124,7 +131,13 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
         return draw_quad_plain::<F>(st, tile, q, colors);
     };
     let (x, y) = (q.x, q.y);
-    let Some(at) = Lanes::inside::<F>(tile, x, y) else {
+    // Without depth test and write the depth offsets are not needed (nor depth rows).
+    let at = if ZTEST || ZWRITE {
+        Lanes::inside::<F>(tile, x, y)
+    } else {
+        tile.quad_color_offsets(x, y, F::BYTES).map(|color| Lanes { color, depth: [0; 4] })
+    };
+    let Some(at) = at else {
         return kernel_fragments::<F, ZTEST, ZWRITE, BLEND>(st, tile, q, colors, alpha_bits, keep);
     };
     let z = i32x4::new(q.z.map(i32::from));
@@ -142,24 +155,86 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
         live &= st.depth_func.test_lanes(z, i32x4::new([d0, d1, d2, d3]));
     }
     let z = z.to_array();
-    while live != 0 {
-        let i = live.trailing_zeros() as usize;
-        live &= live - 1;
-        if ZWRITE {
+    if ZWRITE {
+        let mut l = live;
+        while l != 0 {
+            let i = l.trailing_zeros() as usize;
+            l &= l - 1;
             let o = at.depth[i];
             tile.depth[o..o + 2].copy_from_slice(&(z[i] as u16).to_le_bytes());
         }
-        let o = at.color[i];
-        let old = F::load(&tile.color[o..o + F::BYTES]);
-        let rgb = match &st.blend {
-            Some(_) if BLEND == SOURCE_OVER => source_over(c[i], F::dst_rgba(old)),
-            Some(b) if BLEND == ANY_BLEND => b.apply(c[i], F::dst_rgba(old)),
-            _ => [c[i][0] as i32, c[i][1] as i32, c[i][2] as i32],
-        };
-        let rgb = dither_clamp(st, x + (i & 1) as i32, y + (i >> 1) as i32, rgb);
-        let new = (F::pack_rgb(rgb) | alpha_bits) & !keep;
-        F::store(&mut tile.color[o..o + F::BYTES], new | (old & keep));
     }
+    if BLEND == NO_BLEND && st.dither.is_none() {
+        // Only packing is left: per live lane is cheaper than the lanes (21763 test drive,
+        // mostly unblended edge quads: +2.3 M instructions as lanes).
+        while live != 0 {
+            let i = live.trailing_zeros() as usize;
+            live &= live - 1;
+            let o = at.color[i];
+            let old = F::load(&tile.color[o..o + F::BYTES]);
+            let new = (F::pack_rgb([c[i][0], c[i][1], c[i][2]]) | alpha_bits) & !keep;
+            F::store(&mut tile.color[o..o + F::BYTES], new | (old & keep));
+        }
+        return;
+    }
+    // The four pixels are distinct words: read all four, store the live ones.
+    let old = at.color.map(|o| F::load(&tile.color[o..o + F::BYTES]));
+    let dither = st.dither.as_ref().map(|m| {
+        let at = |dx: i32, dy: i32| m[((((y + dy) & 3) << 2) | ((x + dx) & 3)) as usize];
+        [at(0, 0), at(1, 0), at(0, 1), at(1, 1)]
+    });
+    let new = colour_words4::<F, BLEND>(st, &c, old, dither, alpha_bits, keep);
+    while live != 0 {
+        let i = live.trailing_zeros() as usize;
+        live &= live - 1;
+        let o = at.color[i];
+        F::store(&mut tile.color[o..o + F::BYTES], new[i]);
+    }
+}
+
+/// Blend (`BLEND`, as in [`kernel`]), dither (`dither`: each lane's offset), clamp, pack
+/// and write mask for four fragments at once: the words four fragments of colour `c`
+/// leave on the words `old`, with the alpha/stencil bits `alpha_bits` and the old word's
+/// bits `keep` (those of `fixed_stencil_bits`). Lane by lane what `draw_tested_at` writes
+/// (checked by the kernels' and spans' property tests and `colour_words4_equal_the_scalar_stages`).
+#[inline(always)]
+pub(super) fn colour_words4<F: FbPixel, const BLEND: u8>(
+    st: &PixelState,
+    c: &[[u8; 4]; 4],
+    old: [u32; 4],
+    dither: Option<[i8; 4]>,
+    alpha_bits: u32,
+    keep: u32,
+) -> [u32; 4] {
+    let s = u8x16::new(cast(*c));
+    let old = u32x4::new(old);
+    let rgb = match &st.blend {
+        Some(_) if BLEND == SOURCE_OVER => source_over4(s, cast(F::dst_rgba4(old))),
+        Some(b) if BLEND == ANY_BLEND => b.apply4(s, cast(F::dst_rgba4(old))),
+        // Bytes need no clamp: without dither they are the colour.
+        _ if dither.is_none() => return merge4::<F>(cast(s), old, alpha_bits, keep),
+        _ => widen(s),
+    };
+    let (lo, hi): (i16x8, i16x8) = (cast(rgb[0]), cast(rgb[1]));
+    let (lo, hi) = match dither {
+        Some(d) => {
+            let d = d.map(i16::from);
+            (
+                lo + i16x8::new([d[0], d[0], d[0], 0, d[1], d[1], d[1], 0]),
+                hi + i16x8::new([d[2], d[2], d[2], 0, d[3], d[3], d[3], 0]),
+            )
+        }
+        None => (lo, hi),
+    };
+    // Saturating narrow: the clamp to 0..=255 of `dither_clamp`.
+    merge4::<F>(cast(u8x16::narrow_i16x8(lo, hi)), old, alpha_bits, keep)
+}
+
+/// The written words of four clamped colours `rgb` (bytes r, g, b, ignored per lane).
+#[inline(always)]
+fn merge4<F: FbPixel>(rgb: u32x4, old: u32x4, alpha_bits: u32, keep: u32) -> [u32; 4] {
+    let new = (F::pack_rgb4(rgb) | alpha_bits) & !keep;
+    (new | (old & keep)).to_array()
 }
 
 /// The stages that read only the fragment, as lanes: the lanes of `q` (depths `z`) that
@@ -172,6 +247,14 @@ fn fragment_lanes(st: &PixelState, q: &Quad, z: i32x4, colors: &[[u8; 4]; 4]) ->
         let out = z.simd_lt(i32x4::splat(lo as i32)) | z.simd_gt(i32x4::splat(hi as i32));
         live &= !out.to_bitmask() as u8;
     }
+    colour_lanes(st, live, q.fog, colors)
+}
+
+/// [`super::fragment_tests`] on four lanes (`live`: the lanes still drawn, `fog` their fog
+/// factors): the alpha test, fog and colour test; the lanes of `live` that pass and the
+/// colours after fog.
+#[inline(always)]
+pub(super) fn colour_lanes(st: &PixelState, mut live: u8, fog: [u8; 4], colors: &[[u8; 4]; 4]) -> (u8, [[u8; 4]; 4]) {
     if st.alpha_func != Compare::Always {
         // The four colours as little-endian words: alpha is the top byte of each lane.
         let rgba: i32x4 = cast(*colors);
@@ -179,7 +262,7 @@ fn fragment_lanes(st: &PixelState, q: &Quad, z: i32x4, colors: &[[u8; 4]; 4]) ->
         live &= st.alpha_func.test_lanes(a, i32x4::splat(st.alpha_ref as i32));
     }
     let c = match st.fog {
-        Some(fc) => fog4(colors, q.fog, fc),
+        Some(fc) => fog4(colors, fog, fc),
         None => *colors,
     };
     if st.color_test.is_some() {

@@ -27,6 +27,7 @@ proptest! {
         quads in prop::collection::vec(quad(), 1..6),
         seed in any::<u64>(),
         window in any::<bool>(),
+        depthless in any::<bool>(),
     ) {
         let mut regs = Regs::default();
         regs.set(op::FRAMEBUFPIXFORMAT, fmt);
@@ -38,11 +39,13 @@ proptest! {
         // band and (x = 34) past the buffer end.
         // Or a window of columns 6..26 of those rows (a band copied out in its columns only).
         let fb = FbFormat::from_bits(fmt);
+        // Either without depth rows (a band of a draw that touches no depth).
+        let zstride = if depthless { 0 } else { 34 };
         let mut plain = if window {
-            let (c, z) = (vec![0; 16 * 20 * fb.bpp() as usize], vec![0; 16 * 20 * 2]);
-            Tile::window(4, 16, fb, (34, 34), (6, 20), c, z)
+            let (c, z) = (vec![0; 16 * 20 * fb.bpp() as usize], vec![0; if depthless { 0 } else { 16 * 20 * 2 }]);
+            Tile::window(4, 16, fb, (34, zstride), (6, 20), c, z)
         } else {
-            Tile::new(4, 16, fb, 34, 34)
+            Tile::new(4, 16, fb, 34, zstride)
         };
         plain.color = bytes(seed ^ 0xC0, plain.color.len());
         plain.depth = bytes(seed ^ 0xD0, plain.depth.len());
