@@ -106,6 +106,7 @@ impl<P: Send + Sync> Binner<P> {
         Binner { band_rows: band_rows.max(1), items: Vec::new(), cost: 0, drawn: None, peak: 0 }
     }
 
+    #[inline]
     pub fn push(&mut self, bounds: ClipRect, prim: P) {
         self.cost += prim_cost(&bounds);
         self.items.push((bounds, prim));

@@ -339,11 +339,13 @@ impl DrawContext {
                 let before = self.binner.len();
                 // A triangle between the sample points draws nothing: not binned.
                 let sample = state.triangle.sample;
-                for shape in shapes.drain(..).filter(|s| !s.samples_nothing(sample)) {
-                    if let Some(r) = scissored_bounds(&state, &shape) {
-                        self.binner.push(r, BinnedPrim { state: state.clone(), shape, fix: Default::default() });
+                for shape in shapes.iter().filter(|s| !s.samples_nothing(sample)) {
+                    if let Some(r) = scissored_bounds(&state, shape) {
+                        self.binner
+                            .push(r, BinnedPrim { state: state.clone(), shape: *shape, fix: Default::default() });
                     }
                 }
+                shapes.clear();
                 if self.binner.len() != before {
                     self.written.add_draw(&state, &target);
                     self.flush_early(mem);

@@ -49,7 +49,7 @@ use crate::cmd::{op, reg};
 use crate::geom::{ColorFormat, PrimType, Vertex, VertexType};
 use crate::regs::Regs;
 use crate::transform::RsqrtRule;
-use basis::{u8_to_unit, unit_to_u8};
+use basis::{u8_to_unit, unit_to_u8, units_to_u8};
 
 /// Which curve the control grid describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +105,15 @@ impl TessellationRule {
                 }
             }
             TessellationRule::Ppsspp => unit_to_u8(x),
+        }
+    }
+
+    /// [`TessellationRule::color`] of the four channels of an evaluated colour.
+    #[inline]
+    fn colors(self, x: [f32; 4]) -> [u8; 4] {
+        match self {
+            TessellationRule::Hardware => x.map(|c| self.color(c)),
+            TessellationRule::Ppsspp => units_to_u8(x),
         }
     }
 
@@ -504,7 +513,7 @@ impl Grid<'_> {
                     };
                     vert.pos = sample(&u_pos, &w_v.basis);
                     vert.color = if params.has_color {
-                        sample(&u_col, &w_v.basis).map(|x| params.rule.color(x))
+                        params.rule.colors(sample(&u_col, &w_v.basis))
                     } else {
                         self.default_color
                     };

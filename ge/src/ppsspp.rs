@@ -77,8 +77,6 @@ pub struct Machinery {
     jit: jit::JitCache,
     /// The current state with PPSSPP's C++ fallback sampler, built on demand.
     fallback_state: Option<Arc<DrawState>>,
-    counted: Vec<[u8; 4]>,
-    rect_v1: Vec<Option<[u8; 4]>>,
     fallback: Vec<bool>,
     /// A PPSSPP rasterizer state is current and none of its registers changed since
     /// [PP `SoftGpu.cpp` softgpuCmdInfo, `UpdateState`]; false at start.
@@ -136,23 +134,15 @@ impl Machinery {
     /// (`jit`) through the bin queue, which drains as PPSSPP's does.
     pub fn bin(&mut self, binner: &mut Binner<BinnedPrim>, state: &Arc<DrawState>, shapes: &mut Vec<Shape>) {
         let flat = state.flat;
-        self.counted.clear();
-        self.rect_v1.clear();
-        for shape in shapes.iter() {
-            // The colours `CalculateRasterStateFlags` looks at; rectangles also get
-            // `DrawRectangle`'s flat re-optimization.
-            let (vs, v1): (&[crate::geom::ScreenVertex], _) = match shape {
-                Shape::Triangle(v) => (if flat { &v[2..] } else { &v[..] }, None),
-                Shape::Rectangle(v) => (&v[1..], Some(v[1].color0)),
-                Shape::Sprite(v) | Shape::ClearRect(v) => (&v[1..], None),
-                Shape::Line(v) => (if flat { &v[1..] } else { &v[..] }, None),
-                Shape::Point(v) => (std::slice::from_ref(v), None),
-            };
-            self.counted.extend(vs.iter().map(|v| v.color0));
-            self.rect_v1.push(v1);
-        }
-        self.jit.fallbacks_into(state, &self.counted, &self.rect_v1, &mut self.fallback);
-        for (shape, &fb) in shapes.drain(..).zip(&self.fallback) {
+        let counted = shapes.iter().flat_map(|s| counted_vertices(s, flat)).map(|v| v.color0);
+        let rect_v1 = shapes.iter().map(|s| match s {
+            Shape::Rectangle(v) => Some(v[1].color0),
+            _ => None,
+        });
+        self.jit.fallbacks_into(state, counted, rect_v1, &mut self.fallback);
+        // By reference: each shape is copied once, into the binner (not out of `shapes`,
+        // into the queue's argument and into the binned primitive).
+        for (shape, &fb) in shapes.iter().zip(&self.fallback) {
             let st = if fb {
                 self.fallback_state
                     .get_or_insert_with(|| {
@@ -166,10 +156,11 @@ impl Machinery {
             } else {
                 state.clone()
             };
-            if let Some(r) = scissored_bounds(&st, &shape) {
+            if let Some(r) = scissored_bounds(&st, shape) {
                 self.queue.push(binner, r, st, shape);
             }
         }
+        shapes.clear();
     }
 
     /// [PP `GPUCommon::SetDrawType`] (curves and immediate primitives): true when a change
@@ -189,6 +180,30 @@ impl Machinery {
     pub fn rasterized(&mut self) {
         self.jit.flushed();
         self.queue.unrasterized = Default::default();
+    }
+}
+
+/// The vertices whose colours `CalculateRasterStateFlags` looks at for `shape`: the last
+/// of a flat triangle or line, all of a Gouraud one, a rectangle's second; rectangles'
+/// flat re-optimization in `DrawRectangle` looks at the second too.
+fn counted_vertices(shape: &Shape, flat: bool) -> &[crate::geom::ScreenVertex] {
+    match shape {
+        Shape::Triangle(v) => {
+            if flat {
+                &v[2..]
+            } else {
+                &v[..]
+            }
+        }
+        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) => &v[1..],
+        Shape::Line(v) => {
+            if flat {
+                &v[1..]
+            } else {
+                &v[..]
+            }
+        }
+        Shape::Point(v) => std::slice::from_ref(v),
     }
 }
 

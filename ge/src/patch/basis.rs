@@ -138,6 +138,25 @@ pub fn unit_to_u8(x: f32) -> u8 {
     cvt_round(x * 255.0).clamp(0, 255) as u8
 }
 
+/// [`unit_to_u8`] on the four channels of a colour at once. On x86-64 this is the
+/// `cvtps2dq` [`unit_to_u8`] models, on four lanes with the lanes' clamp (11216 converts
+/// 400 000 tessellated colours: about 40 instructions each channel by channel);
+/// elsewhere channel by channel. Test `units_to_u8_equals_unit_to_u8`.
+#[inline]
+pub fn units_to_u8(x: [f32; 4]) -> [u8; 4] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use wide::{f32x4, i32x4};
+        // Out of range and NaN lanes give i32::MIN, which the clamp makes 0, as `cvt_round`'s.
+        let r = (f32x4::new(x) * f32x4::splat(255.0)).fast_round_int();
+        r.max(i32x4::ZERO).min(i32x4::splat(255)).to_array().map(|c| c as u8)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        x.map(unit_to_u8)
+    }
+}
+
 /// `c · (1/255)` in single precision [PP `Vec4<float>::FromRGBA` SSE path].
 #[inline]
 pub fn u8_to_unit(c: u8) -> f32 {

@@ -1,6 +1,6 @@
 //! Hand-computed expectations for the tessellator.
 
-use super::basis::{bezier_weights, spline_weights, spline_weights_exact, unit_to_u8};
+use super::basis::{bezier_weights, spline_weights, spline_weights_exact, unit_to_u8, units_to_u8};
 use super::*;
 use proptest::prelude::*;
 
@@ -489,4 +489,25 @@ fn vertex_bound_counts_the_mesh_before_reduction() {
     assert_eq!(tessellate(&p, &vec![Vertex::default(); 20]).vertices.len(), 7 * 6);
     // Fewer than 4 points draws nothing.
     assert_eq!(vertex_bound(&PatchParams::decode(&regs, op::SPLINE, 3 | (4 << 8), &vt)), 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+    /// The four-lane colour conversion is the channel-by-channel one: random bit patterns
+    /// (NaNs, infinities, huge values), the 0..1 range, and values just past its ends and
+    /// on rounding ties.
+    #[test]
+    fn units_to_u8_equals_unit_to_u8(
+        bits in prop::array::uniform4(any::<u32>()),
+        unit in prop::array::uniform4(-0.1f32..1.1),
+        tie in prop::array::uniform4(-2i32..260),
+        pick in prop::array::uniform4(0..3u8),
+    ) {
+        let x: [f32; 4] = std::array::from_fn(|i| match pick[i] {
+            0 => f32::from_bits(bits[i]),
+            1 => unit[i],
+            _ => (tie[i] as f32 + 0.5) / 255.0,
+        });
+        prop_assert_eq!(units_to_u8(x), x.map(unit_to_u8), "{:?}", x);
+    }
 }

@@ -210,15 +210,15 @@ impl BinQueue {
 
     /// Queue a primitive with (scissored, non-empty) pixel bounds `r`
     /// [PP `BinManager::Add*`: drain a full queue, push, `CalculateRasterStateFlags`,
-    /// `Expand`].
-    pub fn push(&mut self, binner: &mut Binner<BinnedPrim>, r: ClipRect, state: Arc<DrawState>, shape: Shape) {
+    /// `Expand`]. The shape is read in place and copied once, into the binner.
+    pub fn push(&mut self, binner: &mut Binner<BinnedPrim>, r: ClipRect, state: Arc<DrawState>, shape: &Shape) {
         if self.queued.len() == QUEUED_PRIMS - 1 {
             self.drain(binner, false);
         }
         if let Some(d) = &state.ppsspp {
-            d.opt_cell.add(shape_flags(&shape, d.opt_in.shade_gouraud));
+            d.opt_cell.add(shape_flags(shape, d.opt_in.shade_gouraud));
         }
-        binner.push(r, BinnedPrim { state, shape, fix: PrimFix::default() });
+        binner.push(r, BinnedPrim { state, shape: *shape, fix: PrimFix::default() });
         self.queued.push(r);
         let s = Sub::from_pixels(&r);
         let q = match self.queue_range {
@@ -336,8 +336,22 @@ impl BinQueue {
     }
 }
 
-/// The flags `BinManager::Add*` contributes for one binned shape.
+/// The flags `BinManager::Add*` contributes for one binned shape: the colours of the
+/// vertices it reads (a flat triangle's or line's last, a rectangle's second), the fog
+/// of every vertex.
 fn shape_flags(shape: &Shape, gouraud: bool) -> u32 {
+    let from = |n: usize| if gouraud { 0 } else { n };
+    match shape {
+        Shape::Triangle(v) => optimize::vertices_flags(v, from(2)),
+        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) => optimize::vertices_flags(v, 1),
+        Shape::Line(v) => optimize::vertices_flags(v, from(1)),
+        Shape::Point(v) => optimize::vertices_flags(std::slice::from_ref(v), 0),
+    }
+}
+
+/// [`shape_flags`] as one [`optimize::vertex_flags`] per vertex (the plain rule, tests).
+#[cfg(test)]
+fn shape_flags_plain(shape: &Shape, gouraud: bool) -> u32 {
     match shape {
         Shape::Triangle(v) => {
             optimize::vertex_flags(&v[0], gouraud)
@@ -459,7 +473,7 @@ mod tests {
 
         fn push(&mut self, r: ClipRect, alpha: u8) {
             let v = ScreenVertex { color0: [255, 255, 255, alpha], ..Default::default() };
-            self.q.push(&mut self.binner, r, self.st.clone(), Shape::Point(v));
+            self.q.push(&mut self.binner, r, self.st.clone(), &Shape::Point(v));
         }
 
         fn flush(&mut self) {
@@ -591,5 +605,40 @@ mod tests {
         let plain = super::super::test_state(&Regs::default(), true);
         q.update_binner(&plain, &fb);
         assert_eq!(q.q.max_tasks, 2);
+    }
+
+    /// A vertex whose colour channels and fog sit on the values the flags test against.
+    fn flag_vertex() -> impl proptest::strategy::Strategy<Value = ScreenVertex> {
+        use proptest::prelude::*;
+        let channel = prop_oneof![Just(0u8), Just(0xFF), any::<u8>()];
+        let fog = prop_oneof![Just(1.0f32), Just(0.5), Just(2.0), Just(f32::NAN), Just(f32::INFINITY), -2.0f32..2.0];
+        (prop::array::uniform4(channel), fog).prop_map(|(color0, fog)| ScreenVertex {
+            color0,
+            fog,
+            ..Default::default()
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// The folded flags of a shape are the plain per-vertex ones, for every shape kind,
+        /// flat and Gouraud.
+        #[test]
+        fn shape_flags_equal_vertex_flags(
+            v in proptest::array::uniform3(flag_vertex()),
+            kind in 0..6u8,
+            gouraud in proptest::prelude::any::<bool>(),
+        ) {
+            let two = [v[0], v[1]];
+            let shape = match kind {
+                0 => Shape::Triangle(v),
+                1 => Shape::Rectangle(two),
+                2 => Shape::Sprite(two),
+                3 => Shape::ClearRect(two),
+                4 => Shape::Line(two),
+                _ => Shape::Point(v[0]),
+            };
+            proptest::prop_assert_eq!(shape_flags(&shape, gouraud), shape_flags_plain(&shape, gouraud));
+        }
     }
 }
