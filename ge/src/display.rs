@@ -130,13 +130,10 @@ fn row16(row: &[u8], out: &mut [u8], px: impl Fn(u32) -> u32) {
     let mut dst = out.chunks_exact_mut(32);
     let mut src = row.chunks_exact(16);
     for (o, i) in (&mut dst).zip(&mut src) {
-        let mut w = [0u32; 8];
-        for (k, w) in w.iter_mut().enumerate() {
-            *w = px(u32::from(u16::from_le_bytes([i[2 * k], i[2 * k + 1]])));
-        }
-        for (o, w) in o.chunks_exact_mut(4).zip(w) {
-            o.copy_from_slice(&w.to_le_bytes());
-        }
+        // Widen, convert, store: three separate lane loops, each one vector operation.
+        let p: [u32; 8] = std::array::from_fn(|k| u32::from(u16::from_le_bytes([i[2 * k], i[2 * k + 1]])));
+        let w = p.map(|p| px(p).to_le_bytes());
+        o.copy_from_slice(w.as_flattened());
     }
     for (o, i) in dst.into_remainder().chunks_exact_mut(4).zip(src.remainder().chunks_exact(2)) {
         o.copy_from_slice(&px(u32::from(u16::from_le_bytes([i[0], i[1]]))).to_le_bytes());
