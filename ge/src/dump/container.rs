@@ -472,10 +472,12 @@ fn zstd(
     let corrupt = |msg: String| DumpErrorKind::Corrupt { block, offset, codec: "zstd", msg };
     let oversized = DumpErrorKind::Oversized { block, offset, codec: "zstd", expected: expected as u64 };
     let mut dec = FrameDecoder::new();
+    let mut first_frame = true;
     while !input.is_empty() {
         let remaining = (expected - out.taken()) as u64;
         // 18 bytes: the longest frame header (RFC 8878 §3.1.1).
-        if let Some(info) = zstd_frame_info(input.peek(18)) {
+        let header = zstd_frame_info(input.peek(18));
+        if let Some(info) = &header {
             if info.content.is_some_and(|n| n > remaining) {
                 return Err(oversized);
             }
@@ -484,6 +486,15 @@ fn zstd(
             if info.window > (8 << 20) && info.window > 2 * remaining.max(1) {
                 return Err(corrupt(format!("window of {} bytes for at most {remaining} bytes of data", info.window)));
             }
+        }
+        if first_frame && header.is_some() {
+            // ruzstd sizes its history buffer for the window only when a decoder is reset,
+            // not on its first frame, and grows it by doubling (15826's single-segment
+            // 594 KB pushbuf: 1.0 M instructions of regrowth copies). Initialising on a
+            // copy of the header first makes the real init a reset. The window was bounded
+            // above; an error here is left for the real init to report.
+            first_frame = false;
+            let _ = dec.init(input.peek(18));
         }
         match dec.init(&mut *input) {
             Ok(()) => {}
