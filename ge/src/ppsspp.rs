@@ -78,6 +78,8 @@ pub struct Machinery {
     /// The current state with PPSSPP's C++ fallback sampler, built on demand.
     fallback_state: Option<Arc<DrawState>>,
     fallback: Vec<bool>,
+    /// Each shape's bounds within the scissor (`None`: PPSSPP never queues it).
+    bounds: Vec<Option<crate::raster::ClipRect>>,
     /// A PPSSPP rasterizer state is current and none of its registers changed since
     /// [PP `SoftGpu.cpp` softgpuCmdInfo, `UpdateState`]; false at start.
     raster_state_current: bool,
@@ -134,15 +136,22 @@ impl Machinery {
     /// (`jit`) through the bin queue, which drains as PPSSPP's does.
     pub fn bin(&mut self, binner: &mut Binner<BinnedPrim>, state: &Arc<DrawState>, shapes: &mut Vec<Shape>) {
         let flat = state.flat;
-        let counted = shapes.iter().flat_map(|s| counted_vertices(s, flat)).map(|v| v.color0);
-        let rect_v1 = shapes.iter().map(|s| match s {
-            Shape::Rectangle(v) => Some(v[1].color0),
+        // Only a shape inside the scissor reaches `CalculateRasterStateFlags` and the
+        // rectangle re-optimization [PP `BinManager::Add*`: the range check returns first].
+        // The fallback state has the same scissor.
+        self.bounds.clear();
+        self.bounds.extend(shapes.iter().map(|s| scissored_bounds(state, s)));
+        let queued = || shapes.iter().zip(&self.bounds).filter(|(_, b)| b.is_some()).map(|(s, _)| s);
+        let counted = queued().flat_map(|s| counted_vertices(s, flat)).map(|v| v.color0);
+        let rect_v1 = shapes.iter().zip(&self.bounds).map(|(s, b)| match (s, b) {
+            (Shape::Rectangle(v), Some(_)) => Some(v[1].color0),
             _ => None,
         });
         self.jit.fallbacks_into(state, counted, rect_v1, &mut self.fallback);
         // By reference: each shape is copied once, into the binner (not out of `shapes`,
         // into the queue's argument and into the binned primitive).
-        for (shape, &fb) in shapes.iter().zip(&self.fallback) {
+        for ((shape, &fb), &r) in shapes.iter().zip(&self.fallback).zip(&self.bounds) {
+            let Some(r) = r else { continue };
             let st = if fb {
                 self.fallback_state
                     .get_or_insert_with(|| {
@@ -156,9 +165,7 @@ impl Machinery {
             } else {
                 state.clone()
             };
-            if let Some(r) = scissored_bounds(&st, shape) {
-                self.queue.push(binner, r, st, shape);
-            }
+            self.queue.push(binner, r, st, shape);
         }
         shapes.clear();
     }
@@ -222,4 +229,48 @@ pub(crate) fn test_state(regs: &Regs, through: bool) -> DrawState {
     let tex = st.texture.as_ref().map(|t| t.shared_clut);
     st.ppsspp = Some(StateData::decode(regs, &[0; 1024], &st.pixel, tex, None, true));
     st
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::op;
+    use crate::geom::{ScreenVertex, SubPixel};
+
+    fn triangle(x: i32, y: i32, color0: [u8; 4]) -> Shape {
+        let v = |dx: i32, dy: i32| ScreenVertex {
+            x: SubPixel((x + dx) * 16),
+            y: SubPixel((y + dy) * 16),
+            w: 1.0,
+            q: 1.0,
+            color0,
+            ..Default::default()
+        };
+        Shape::Triangle([v(0, 0), v(8, 0), v(0, 8)])
+    }
+
+    /// A shape outside the scissor is never queued by PPSSPP, so its colour cannot end
+    /// the state's all-white optimization [PP `BinManager::AddTriangle`: the range check
+    /// returns before `CalculateRasterStateFlags`].
+    #[test]
+    fn scissored_shapes_leave_the_state_flags_alone() {
+        let mut regs = Regs::default();
+        regs.set(op::TEXTUREMAPENABLE, 1);
+        regs.set(op::SCISSOR1, 0);
+        regs.set(op::SCISSOR2, (63 << 10) | 63);
+        regs.set(op::REGION2, (63 << 10) | 63);
+        let st = Arc::new(test_state(&regs, true));
+        let white = [255; 4];
+        let (inside, outside) = (triangle(4, 4, white), triangle(200, 100, [255, 0, 0, 255]));
+        assert!(scissored_bounds(&st, &inside).is_some() && scissored_bounds(&st, &outside).is_none());
+        let mut m = Machinery::default();
+        m.jit.state_created(&st);
+        let mut binner = Binner::new(16);
+        let fb = crate::draw::fb_target(&regs);
+        m.before_bin(&mut binner, &st, &fb);
+        m.bin(&mut binner, &st, &mut vec![inside, outside]);
+        // The state's colours are still all white: a white PRIM falls back to the
+        // uncompiled REPLACE sampler, as after a PRIM of white shapes only.
+        assert_eq!(m.jit.fallbacks(&st, &[white], &[None]), [true]);
+    }
 }
