@@ -143,21 +143,15 @@ impl Tile {
     /// each buffer (pitches of at least 2); `None` otherwise.
     #[inline(always)]
     pub fn quad_offsets(&self, x: i32, y: i32, bpp: usize) -> Option<([usize; 4], [usize; 4])> {
-        let (r, c) = (y - self.y0, x.wrapping_sub(self.x0));
-        if r < 0 || r + 1 >= self.rows || c < 0 || self.cpitch < 2 || self.zpitch < 2 {
+        if self.zpitch < 2 {
             return None;
         }
-        // A window holds no pixel right of it (whole rows run on into the next row).
-        if c as u32 + 1 >= self.limit {
-            return None;
-        }
-        let (r, c) = (r as usize, c as usize);
-        let (cs, zs) = (self.cpitch as usize, self.zpitch as usize);
-        let c0 = (r * cs + c) * bpp;
+        let color = self.quad_color_offsets(x, y, bpp)?;
+        // The colour offsets' checks hold: the quad's rows and columns are in the band.
+        let (r, c, zs) = ((y - self.y0) as usize, x.wrapping_sub(self.x0) as usize, self.zpitch as usize);
         let z0 = (r * zs + c) * 2;
-        let color = [c0, c0 + bpp, c0 + cs * bpp, c0 + (cs + 1) * bpp];
         let depth = [z0, z0 + 2, z0 + zs * 2, z0 + (zs + 1) * 2];
-        (color[3] + bpp <= self.color.len() && depth[3] + 2 <= self.depth.len()).then_some((color, depth))
+        (depth[3] + 2 <= self.depth.len()).then_some((color, depth))
     }
 
     /// The colour bytes of pixels `x0..=x1` of row `y` (`x0 ≥ 0`) that lie in the band:
@@ -243,11 +237,16 @@ impl Tile {
 
     /// The colour offsets of [`Tile::quad_offsets`] alone, for draws that touch no depth
     /// (also in bands without depth rows): when [`Tile::color_offset`] accepts all four
-    /// pixels of the quad at (`x`, `y`) and they are four distinct words; `None` otherwise.
+    /// pixels of the quad at (`x`, `y`) and they are four distinct words (pitch of at least
+    /// 2); `None` otherwise.
     #[inline(always)]
     pub fn quad_color_offsets(&self, x: i32, y: i32, bpp: usize) -> Option<[usize; 4]> {
         let (r, c) = (y - self.y0, x.wrapping_sub(self.x0));
-        if r < 0 || r + 1 >= self.rows || c < 0 || self.cpitch < 2 || c as u32 + 1 >= self.limit {
+        if r < 0 || r + 1 >= self.rows || c < 0 || self.cpitch < 2 {
+            return None;
+        }
+        // A window holds no pixel right of it (whole rows run on into the next row).
+        if c as u32 + 1 >= self.limit {
             return None;
         }
         let (r, c, cs) = (r as usize, c as usize, self.cpitch as usize);
