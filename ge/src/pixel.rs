@@ -406,10 +406,16 @@ pub(crate) fn draw_quad_reference(st: &PixelState, tile: &mut Tile, q: &Quad, co
 #[inline]
 fn dither_clamp(st: &PixelState, x: i32, y: i32, rgb: [i32; 3]) -> [u8; 3] {
     let d = match &st.dither {
-        Some(m) => m[(((y & 3) << 2) | (x & 3)) as usize] as i32,
+        Some(m) => dither_at(m, x, y) as i32,
         None => 0,
     };
     [(rgb[0] + d).clamp(0, 255) as u8, (rgb[1] + d).clamp(0, 255) as u8, (rgb[2] + d).clamp(0, 255) as u8]
+}
+
+/// The offset of dither matrix `m` ([`PixelState::dither`]) at pixel (`x`, `y`).
+#[inline(always)]
+fn dither_at(m: &[i8; 16], x: i32, y: i32) -> i8 {
+    m[(((y & 3) << 2) | (x & 3)) as usize]
 }
 
 #[inline]

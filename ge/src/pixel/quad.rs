@@ -52,7 +52,9 @@
 
 use super::blend::{source_over, source_over4, widen};
 use super::format::FbPixel;
-use super::{colour_test, dither_clamp, draw, draw_tested_at, fixed_stencil_bits, fragment_tests, Compare, PixelState};
+use super::{
+    colour_test, dither_at, dither_clamp, draw, draw_tested_at, fixed_stencil_bits, fragment_tests, Compare, PixelState,
+};
 use crate::geom::Quad;
 use crate::tile::Tile;
 use bytemuck::cast;
@@ -179,10 +181,10 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     }
     // The four pixels are distinct words: read all four, store the live ones.
     let old = at.color.map(|o| F::load(&tile.color[o..o + F::BYTES]));
-    let dither = st.dither.as_ref().map(|m| {
-        let at = |dx: i32, dy: i32| m[((((y + dy) & 3) << 2) | ((x + dx) & 3)) as usize];
-        [at(0, 0), at(1, 0), at(0, 1), at(1, 1)]
-    });
+    let dither = st
+        .dither
+        .as_ref()
+        .map(|m| [dither_at(m, x, y), dither_at(m, x + 1, y), dither_at(m, x, y + 1), dither_at(m, x + 1, y + 1)]);
     let new = colour_words4::<F, BLEND>(st, &c, old, dither, alpha_bits, keep);
     while live != 0 {
         let i = live.trailing_zeros() as usize;
@@ -192,11 +194,32 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     }
 }
 
-/// Blend (`BLEND`, as in [`kernel`]), dither (`dither`: each lane's offset), clamp, pack
-/// and write mask for four fragments at once: the words four fragments of colour `c`
-/// leave on the words `old`, with the alpha/stencil bits `alpha_bits` and the old word's
-/// bits `keep` (those of `fixed_stencil_bits`). Lane by lane what `draw_tested_at` writes
-/// (checked by the kernels' and spans' property tests and `colour_words4_equal_the_scalar_stages`).
+/// Blend (`BLEND`, as in [`kernel`]), dither, clamp, pack and write mask for one fragment:
+/// the word a fragment of colour `c` at pixel (`x`, `y`) leaves on the word `old`, with
+/// the alpha/stencil bits `alpha_bits` and the old word's bits `keep` (those of
+/// `fixed_stencil_bits`); what `draw_tested_at` writes for it. `BLEND` must name
+/// `st.blend`'s kind (none, source-over, other).
+#[inline(always)]
+pub(super) fn colour_word<F: FbPixel, const BLEND: u8>(
+    st: &PixelState,
+    c: [u8; 4],
+    old: u32,
+    (x, y): (i32, i32),
+    alpha_bits: u32,
+    keep: u32,
+) -> u32 {
+    let rgb = match &st.blend {
+        Some(_) if BLEND == SOURCE_OVER => source_over(c, F::dst_rgba(old)),
+        Some(b) if BLEND == ANY_BLEND => b.apply(c, F::dst_rgba(old)),
+        _ => [c[0] as i32, c[1] as i32, c[2] as i32],
+    };
+    let new = (F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits) & !keep;
+    new | (old & keep)
+}
+
+/// [`colour_word`] for four fragments at once (`dither`: each lane's offset): lane by lane
+/// the same words (checked by `kernels_equal_the_plain_pipeline`, `spans_equal_quads`,
+/// `apply4_equals_apply` and `lane_conversions_equal_the_scalar_ones`).
 #[inline(always)]
 pub(super) fn colour_words4<F: FbPixel, const BLEND: u8>(
     st: &PixelState,
@@ -359,13 +382,7 @@ fn kernel_fragments<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLE
         }
         let co = tile.color_offset(x, y);
         let old = tile.read_color_at(co);
-        let rgb = match &st.blend {
-            Some(_) if BLEND == SOURCE_OVER => source_over(c, F::dst_rgba(old)),
-            Some(b) if BLEND == ANY_BLEND => b.apply(c, F::dst_rgba(old)),
-            _ => [c[0] as i32, c[1] as i32, c[2] as i32],
-        };
-        let new = (F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits) & !keep;
-        tile.write_color_at(co, new | (old & keep));
+        tile.write_color_at(co, colour_word::<F, BLEND>(st, c, old, (x, y), alpha_bits, keep));
     }
 }
 

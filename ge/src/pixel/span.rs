@@ -22,12 +22,11 @@
 //! Both equal `draw_pixel` fragment by fragment (property test in `draw::span`); the
 //! fill is what makes full-screen clears cost a memory pass rather than a pipeline pass.
 
-use super::blend::source_over;
 use super::format::FbPixel;
-use super::quad::{colour_lanes, colour_words4, ANY_BLEND, NO_BLEND, SOURCE_OVER};
+use super::quad::{colour_lanes, colour_word, colour_words4, ANY_BLEND, NO_BLEND, SOURCE_OVER};
 use super::{
-    dither_clamp, draw, draw_clear, draw_tested, fixed_stencil_bits, fragment_tests, unstenciled_bits, Compare,
-    PixelState, Rgb565, Rgba4444, Rgba5551, Rgba8888,
+    dither_at, dither_clamp, draw, draw_clear, draw_tested, fixed_stencil_bits, fragment_tests, unstenciled_bits,
+    Compare, PixelState, Rgb565, Rgba4444, Rgba5551, Rgba8888,
 };
 use crate::tile::{FbFormat, Tile};
 
@@ -153,15 +152,8 @@ fn draw_run<F: FbPixel, const BLEND: u8>(
     let j0 = n / 4 * 4;
     for (i, (px, &c)) in rest.chunks_exact_mut(F::BYTES).zip(&run[j0..]).enumerate() {
         let Some(c) = fragment_tests(st, c, fog) else { continue };
-        let old = F::load(px);
-        let rgb = match &st.blend {
-            Some(_) if BLEND == SOURCE_OVER => source_over(c, F::dst_rgba(old)),
-            Some(b) => b.apply(c, F::dst_rgba(old)),
-            None => [c[0] as i32, c[1] as i32, c[2] as i32],
-        };
         let x = x0 + (j0 + i) as i32;
-        let new = (F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits) & !keep;
-        F::store(px, new | (old & keep));
+        F::store(px, colour_word::<F, BLEND>(st, c, F::load(px), (x, y), alpha_bits, keep));
         drawn |= 1 << (j0 + i);
     }
     drawn
@@ -170,10 +162,7 @@ fn draw_run<F: FbPixel, const BLEND: u8>(
 /// The dither offsets of pixels `x..x + 4` of row `y` (`None` without dither).
 #[inline(always)]
 fn row_dither(st: &PixelState, x: i32, y: i32) -> Option<[i8; 4]> {
-    st.dither.as_ref().map(|m| {
-        let r = (y & 3) << 2;
-        std::array::from_fn(|i| m[(r | ((x + i as i32) & 3)) as usize])
-    })
+    st.dither.as_ref().map(|m| std::array::from_fn(|i| dither_at(m, x + i as i32, y)))
 }
 
 /// A blended fill: every pixel of `row` (the colour words of pixels `x0, x0 + 1, …` of row
@@ -198,14 +187,7 @@ fn blend_row<F: FbPixel, const BLEND: u8>(
         x += 4;
     }
     for px in quads.into_remainder().chunks_exact_mut(F::BYTES) {
-        let old = F::load(px);
-        let rgb = match &st.blend {
-            Some(_) if BLEND == SOURCE_OVER => source_over(c, F::dst_rgba(old)),
-            Some(b) => b.apply(c, F::dst_rgba(old)),
-            None => [c[0] as i32, c[1] as i32, c[2] as i32],
-        };
-        let new = (F::pack_rgb(dither_clamp(st, x, y, rgb)) | alpha_bits) & !keep;
-        F::store(px, new | (old & keep));
+        F::store(px, colour_word::<F, BLEND>(st, c, F::load(px), (x, y), alpha_bits, keep));
         x += 1;
     }
 }
