@@ -278,11 +278,10 @@ impl<'a> LevelSrc<'a> {
     /// linear row, or its swizzle tile's start plus the byte within the tile's row.
     #[inline(always)]
     fn col<const BITS: u32>(&self, u: u32) -> u32 {
-        let b = u.wrapping_mul(BITS) / 8;
         if self.swizzle {
-            (b >> 4).wrapping_mul(128).wrapping_add(b & 15)
+            col_swizzled::<BITS>(u)
         } else {
-            b
+            col_linear::<BITS>(u)
         }
     }
 
@@ -292,10 +291,22 @@ impl<'a> LevelSrc<'a> {
     #[inline(always)]
     fn row<const BITS: u32>(&self, v: u32) -> u32 {
         if self.swizzle {
-            (v >> 3).wrapping_mul(self.bufw * BITS).wrapping_add((v & 7) * 16)
+            self.row_swizzled::<BITS>(v)
         } else {
-            v.wrapping_mul(self.bufw * BITS / 8)
+            self.row_linear::<BITS>(v)
         }
+    }
+
+    /// [`LevelSrc::row`] of a linear level.
+    #[inline(always)]
+    fn row_linear<const BITS: u32>(&self, v: u32) -> u32 {
+        v.wrapping_mul(self.bufw * BITS / 8)
+    }
+
+    /// [`LevelSrc::row`] of a swizzled level.
+    #[inline(always)]
+    fn row_swizzled<const BITS: u32>(&self, v: u32) -> u32 {
+        (v >> 3).wrapping_mul(self.bufw * BITS).wrapping_add((v & 7) * 16)
     }
 
     /// [`LevelSrc::bytes`] at four offsets: when all four lie in the region (the usual
@@ -387,9 +398,9 @@ impl<'a> LevelSrc<'a> {
     /// The layout is tested once for the four lanes (per lane it stayed a branch each).
     #[inline(always)]
     fn cols<const BITS: u32>(&self, u: [u32; 4]) -> [u32; 4] {
-        let b = u.map(|u| u.wrapping_mul(BITS) / 8);
+        let b = u.map(col_linear::<BITS>);
         if self.swizzle {
-            b.map(|b| (b >> 4).wrapping_mul(128).wrapping_add(b & 15))
+            b.map(swizzled_byte)
         } else {
             b
         }
@@ -399,11 +410,31 @@ impl<'a> LevelSrc<'a> {
     #[inline(always)]
     fn rows<const BITS: u32>(&self, v: [u32; 4]) -> [u32; 4] {
         if self.swizzle {
-            v.map(|v| (v >> 3).wrapping_mul(self.bufw * BITS).wrapping_add((v & 7) * 16))
+            v.map(|v| self.row_swizzled::<BITS>(v))
         } else {
-            v.map(|v| v.wrapping_mul(self.bufw * BITS / 8))
+            v.map(|v| self.row_linear::<BITS>(v))
         }
     }
+}
+
+/// [`LevelSrc::col`] of a linear level: the column's byte in its row.
+#[inline(always)]
+fn col_linear<const BITS: u32>(u: u32) -> u32 {
+    u.wrapping_mul(BITS) / 8
+}
+
+/// [`LevelSrc::col`] of a swizzled level: its 16-byte tile's start plus its byte in the
+/// tile's row.
+#[inline(always)]
+fn col_swizzled<const BITS: u32>(u: u32) -> u32 {
+    swizzled_byte(col_linear::<BITS>(u))
+}
+
+/// Byte `b` of a linear row as the start of its 16-byte swizzle tile (128 bytes a tile
+/// row of 8 rows) plus its byte within the tile's row.
+#[inline(always)]
+fn swizzled_byte(b: u32) -> u32 {
+    (b >> 4).wrapping_mul(128).wrapping_add(b & 15)
 }
 
 /// How a format addresses its texels: `BITS` bits each in the linear or swizzled layout,
