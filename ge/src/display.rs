@@ -115,9 +115,9 @@ fn append_row(fmt: u32, row: &[u8], rgba: &mut Vec<u8>) {
     rgba.resize(at + row.len() / 2 * 4, 0);
     let out = &mut rgba[at..];
     match fmt {
-        0 => row16(row, out, |p| rgb_word(c5(p), c6(p >> 5), c5(p >> 11))),
-        1 => row16(row, out, |p| rgb_word(c5(p), c5(p >> 5), c5(p >> 10))),
-        _ => row16(row, out, |p| rgb_word(c4(p), c4(p >> 4), c4(p >> 8))),
+        0 => row16(row, out, |p| rgb_word(rgb16::<0>(p))),
+        1 => row16(row, out, |p| rgb_word(rgb16::<1>(p))),
+        _ => row16(row, out, |p| rgb_word(rgb16::<2>(p))),
     }
 }
 
@@ -142,8 +142,20 @@ fn row16(row: &[u8], out: &mut [u8], px: impl Fn(u32) -> u32) {
 
 /// Opaque RGBA word (red in the low byte) of three 8-bit channels.
 #[inline(always)]
-fn rgb_word(r: u32, g: u32, b: u32) -> u32 {
+fn rgb_word([r, g, b]: [u32; 3]) -> u32 {
     r | (g << 8) | (b << 16) | 0xFF00_0000
+}
+
+/// The 8-bit channels of 16-bit display pixel `p` in format `FMT` (0 5650, 1 5551, else
+/// 4444) by bit replication (§8.2; trap 14: the references only contain replicated
+/// values) [PP ColorConv.cpp Convert*ToBGRA8888].
+#[inline(always)]
+fn rgb16<const FMT: u32>(p: u32) -> [u32; 3] {
+    match FMT {
+        0 => [c5(p), c6(p >> 5), c5(p >> 11)],
+        1 => [c5(p), c5(p >> 5), c5(p >> 10)],
+        _ => [c4(p), c4(p >> 4), c4(p >> 8)],
+    }
 }
 
 /// The low 5, 6 or 4 bits of `v` widened to 8 by bit replication (§8.2).
@@ -167,18 +179,15 @@ fn c4(v: u32) -> u32 {
 /// The opaque black pixels right of the screen in each captured row.
 const BLACK_TAIL: [[u8; 4]; (CANVAS_W - SCREEN_W) as usize] = [[0, 0, 0, 255]; (CANVAS_W - SCREEN_W) as usize];
 
-/// 16-bit display pixel to 8-bit RGB by bit replication (§8.2; trap 14: the references only
-/// contain replicated values) [PP ColorConv.cpp Convert*ToBGRA8888].
+/// 16-bit display pixel to 8-bit RGB ([`rgb16`]).
 pub fn expand16(p: u16, fmt: u32) -> [u8; 3] {
     let p = u32::from(p);
-    let c5 = |v: u32| ((v << 3) | (v >> 2)) as u8;
-    let c6 = |v: u32| ((v << 2) | (v >> 4)) as u8;
-    let c4 = |v: u32| (v * 17) as u8;
-    match fmt {
-        0 => [c5(p & 31), c6((p >> 5) & 63), c5((p >> 11) & 31)],
-        1 => [c5(p & 31), c5((p >> 5) & 31), c5((p >> 10) & 31)],
-        _ => [c4(p & 15), c4((p >> 4) & 15), c4((p >> 8) & 15)],
-    }
+    let c = match fmt {
+        0 => rgb16::<0>(p),
+        1 => rgb16::<1>(p),
+        _ => rgb16::<2>(p),
+    };
+    c.map(|v| v as u8)
 }
 
 /// An 8-bit RGBA picture, top row first.
