@@ -190,28 +190,11 @@ impl Machinery {
     }
 }
 
-/// The vertices whose colours `CalculateRasterStateFlags` looks at for `shape`: the last
-/// of a flat triangle or line, all of a Gouraud one, a rectangle's second; rectangles'
-/// flat re-optimization in `DrawRectangle` looks at the second too.
+/// The vertices whose colours `CalculateRasterStateFlags` looks at for `shape`
+/// ([`queue::flag_vertices`], which the bin queue's flags read too).
 fn counted_vertices(shape: &Shape, flat: bool) -> &[crate::geom::ScreenVertex] {
-    match shape {
-        Shape::Triangle(v) => {
-            if flat {
-                &v[2..]
-            } else {
-                &v[..]
-            }
-        }
-        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) => &v[1..],
-        Shape::Line(v) => {
-            if flat {
-                &v[1..]
-            } else {
-                &v[..]
-            }
-        }
-        Shape::Point(v) => std::slice::from_ref(v),
-    }
+    let (v, from) = queue::flag_vertices(shape, !flat);
+    &v[from..]
 }
 
 /// The pixel and sampler function keys [`Machinery::compiles`] looks up (tests: the draw

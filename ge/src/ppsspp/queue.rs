@@ -48,6 +48,7 @@ use super::optimize;
 use crate::bin::{Binner, FbTarget};
 use crate::cmd::op;
 use crate::draw::binned::{BinnedPrim, DrawState, Shape};
+use crate::geom::ScreenVertex;
 use crate::raster::ClipRect;
 use crate::regs::Regs;
 use crate::tile::FbFormat;
@@ -337,15 +338,23 @@ impl BinQueue {
 }
 
 /// The flags `BinManager::Add*` contributes for one binned shape: the colours of the
-/// vertices it reads (a flat triangle's or line's last, a rectangle's second), the fog
-/// of every vertex.
+/// vertices [`flag_vertices`] names, the fog of every vertex.
 fn shape_flags(shape: &Shape, gouraud: bool) -> u32 {
+    let (v, from) = flag_vertices(shape, gouraud);
+    optimize::vertices_flags(v, from)
+}
+
+/// The vertices `CalculateRasterStateFlags` reads for `shape`, and the first of them whose
+/// colour it reads: all of a Gouraud triangle or line, the last of a flat one, a
+/// rectangle's second (which `DrawRectangle`'s flat re-optimization reads too), a point's
+/// own. Fog is read from every one.
+pub(super) fn flag_vertices(shape: &Shape, gouraud: bool) -> (&[ScreenVertex], usize) {
     let from = |n: usize| if gouraud { 0 } else { n };
     match shape {
-        Shape::Triangle(v) => optimize::vertices_flags(v, from(2)),
-        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) => optimize::vertices_flags(v, 1),
-        Shape::Line(v) => optimize::vertices_flags(v, from(1)),
-        Shape::Point(v) => optimize::vertices_flags(std::slice::from_ref(v), 0),
+        Shape::Triangle(v) => (v, from(2)),
+        Shape::Rectangle(v) | Shape::Sprite(v) | Shape::ClearRect(v) => (v, 1),
+        Shape::Line(v) => (v, from(1)),
+        Shape::Point(v) => (std::slice::from_ref(v), 0),
     }
 }
 
