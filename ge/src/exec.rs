@@ -226,10 +226,9 @@ impl Ge {
                 let i = st.mats.tgen_index as usize;
                 if i < 12 {
                     // [PP SoftGPU::Execute_TgenMtxData] a changed entry dirties RAST_TEX.
-                    if st.mats.tgen[i].to_bits() != float24(arg).to_bits() {
+                    if set_entry(&mut st.mats.tgen[i], arg, &mut self.draw) {
                         self.draw.raster_state_changed();
                     }
-                    set_entry(&mut st.mats.tgen[i], arg, &mut self.draw);
                 }
                 st.mats.tgen_index = MatrixIndex(st.mats.tgen_index + 1).index();
             }
@@ -384,13 +383,15 @@ impl Ge {
 }
 
 /// Write a matrix entry from its float24 argument; a changed value (bit for bit) makes
-/// the draw path decode its transform states again.
-fn set_entry(entry: &mut f32, arg: u32, draw: &mut DrawContext) {
+/// the draw path decode its transform states again. Returns whether it changed.
+fn set_entry(entry: &mut f32, arg: u32, draw: &mut DrawContext) -> bool {
     let v = float24(arg);
-    if entry.to_bits() != v.to_bits() {
+    let changed = entry.to_bits() != v.to_bits();
+    if changed {
         draw.matrix_changed();
     }
     *entry = v;
+    changed
 }
 
 #[cfg(test)]
