@@ -302,7 +302,6 @@ impl<'a> LevelSrc<'a> {
     fn row_linear<const BITS: u32>(&self, v: u32) -> u32 {
         v.wrapping_mul(self.bufw * BITS / 8)
     }
-
     /// [`LevelSrc::row`] of a swizzled level.
     #[inline(always)]
     fn row_swizzled<const BITS: u32>(&self, v: u32) -> u32 {
@@ -390,12 +389,9 @@ impl<'a> LevelSrc<'a> {
         }
     }
 
-    /// [`LevelSrc::offset`] split into the part from the row and the part from the
-    /// column of four lanes each: texel (u, v) starts at `rows[v] + cols[u]` (wrapping;
-    /// the swizzle tile row and the byte within it are separate terms of the sum). The
-    /// bilinear lanes ([`lane_offsets`]) combine two columns with two rows instead of
-    /// addressing four taps.
-    /// The layout is tested once for the four lanes (per lane it stayed a branch each).
+    /// [`LevelSrc::offset`] split into row and column parts of four lanes each: texel
+    /// (u, v) starts at `rows[v] + cols[u]` (wrapping). The bilinear lanes ([`lane_offsets`])
+    /// combine two columns with two rows; the layout is tested once for the four lanes.
     #[inline(always)]
     fn cols<const BITS: u32>(&self, u: [u32; 4]) -> [u32; 4] {
         let b = u.map(col_linear::<BITS>);
@@ -423,15 +419,13 @@ fn col_linear<const BITS: u32>(u: u32) -> u32 {
     u.wrapping_mul(BITS) / 8
 }
 
-/// [`LevelSrc::col`] of a swizzled level: its 16-byte tile's start plus its byte in the
-/// tile's row.
+/// [`LevelSrc::col`] of a swizzled level.
 #[inline(always)]
 fn col_swizzled<const BITS: u32>(u: u32) -> u32 {
     swizzled_byte(col_linear::<BITS>(u))
 }
 
-/// Byte `b` of a linear row as the start of its 16-byte swizzle tile (128 bytes a tile
-/// row of 8 rows) plus its byte within the tile's row.
+/// Byte `b` of a linear row as its 16-byte tile's start plus its byte in the tile's row.
 #[inline(always)]
 fn swizzled_byte(b: u32) -> u32 {
     (b >> 4).wrapping_mul(128).wrapping_add(b & 15)
