@@ -45,7 +45,6 @@ mod span;
 mod written;
 
 pub(crate) use bbox::bounding_box;
-pub(crate) use binned::scissored_bounds;
 pub use binned::{BinnedPrim, DrawState, Shape};
 use written::WrittenSpan;
 
@@ -339,8 +338,8 @@ impl DrawContext {
                 let before = self.binner.len();
                 // A triangle between the sample points draws nothing: not binned.
                 let sample = state.triangle.sample;
-                for shape in shapes.iter().filter(|s| !s.samples_nothing(sample)) {
-                    if let Some(r) = scissored_bounds(&state, shape) {
+                for shape in &shapes {
+                    if let Some(r) = binned::hardware_bounds(&state, shape, sample) {
                         self.binner
                             .push(r, BinnedPrim { state: state.clone(), shape: *shape, fix: Default::default() });
                     }
