@@ -516,6 +516,38 @@ fn fixed_stencil_bits<F: FbPixel>(st: &PixelState) -> Option<(u32, u32)> {
     }
 }
 
+/// For the quad kernel: the `(alpha bits, kept bits)` of [`fixed_stencil_bits`] widened to
+/// stencil states whose failing fragments write nothing (SFAIL KEEP under a stencil test
+/// that can fail, ZFAIL KEEP under a depth test: `write_stencil_only` of the old stencil
+/// rewrites the old word) and whose passing fragments get a constant (ZPASS ZERO, REPLACE)
+/// or keep the old stencil bits (ZPASS KEEP); `None` otherwise. The stencil test then acts
+/// as a discard, like the alpha test: [`draw_tested`]'s words for every fragment.
+#[inline(always)]
+fn quad_stencil_bits<F: FbPixel>(st: &PixelState) -> Option<(u32, u32)> {
+    if !st.stencil {
+        return Some(unstenciled_bits::<F>(st));
+    }
+    let sfail_writes = st.stencil_func != Compare::Always && st.sfail != StencilOp::Keep;
+    let zfail_writes = st.depth_func != Compare::Always && st.zfail != StencilOp::Keep;
+    if sfail_writes || zfail_writes {
+        return None;
+    }
+    match st.zpass {
+        StencilOp::Keep => Some((0, st.write_mask | F::STENCIL_BITS)),
+        StencilOp::Zero | StencilOp::Replace => {
+            Some((F::pack_stencil(st.zpass.apply::<F>(0, st.stencil_ref)), st.write_mask))
+        }
+        _ => None,
+    }
+}
+
+/// The stencil test of [`draw_tested_at`] on a fragment whose old colour word is `old`:
+/// true when it passes (or there is no stencil test).
+#[inline(always)]
+fn stencil_passes<F: FbPixel>(st: &PixelState, old: u32) -> bool {
+    !st.stencil || st.stencil_func.test(st.stencil_ref_masked, F::stencil(old) & st.stencil_mask)
+}
+
 /// The rest of the normal-mode pipeline for a fragment that passed [`fragment_tests`]:
 /// stencil and depth tests, depth write, blend, dither, logic op, write mask.
 #[inline(always)]

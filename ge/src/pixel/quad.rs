@@ -2,9 +2,10 @@
 //! once per draw on the state that decides which stages run.
 //!
 //! [`select`] picks the drawer once per draw (the caller keeps the function pointer).
-//! Normal-mode draws without logic op whose stencil result is a constant (no stencil, or
-//! an always-passing test writing ZERO or REPLACE without a depth test:
-//! `fixed_stencil_bits`; the usual textured triangle, a transparent PopCap canvas) go through
+//! Normal-mode draws without logic op whose stencil stage writes nothing where a fragment
+//! fails and a constant or the old stencil where it passes (no stencil; KEEP on failure
+//! and ZERO, REPLACE or KEEP on pass: `quad_stencil_bits`; the usual textured triangle, a
+//! transparent PopCap canvas, 21763 test drive's stencil masks) go through
 //! [`kernel`], monomorphised per framebuffer format and on three switches: depth test,
 //! depth write, blend (none, the usual source-alpha blend inlined, any other); the
 //! disabled stages are compiled out and the colour and depth
@@ -53,7 +54,8 @@
 use super::blend::{source_over, source_over4, widen};
 use super::format::FbPixel;
 use super::{
-    colour_test, dither_at, dither_clamp, draw, draw_tested_at, fixed_stencil_bits, fragment_tests, Compare, PixelState,
+    colour_test, dither_at, dither_clamp, draw, draw_tested_at, fragment_tests, quad_stencil_bits, stencil_passes,
+    Compare, PixelState,
 };
 use crate::geom::Quad;
 use crate::tile::Tile;
@@ -75,12 +77,13 @@ pub(crate) fn draw_quad_plain<F: FbPixel>(st: &PixelState, tile: &mut Tile, q: &
 pub type QuadKernel = fn(&PixelState, &mut Tile, &Quad, &[[u8; 4]; 4]);
 
 /// The kernel for this state, chosen once per draw: the plain pipeline for clear mode,
-/// a stencil result that varies and logic op, else the kernel specialised on depth test, depth write and blend.
+/// [`kernel_tested`] for logic op and a stencil op writing a varying value or on failure,
+/// else the kernel specialised on depth test, depth write and blend.
 pub(crate) fn select<F: FbPixel>(st: &PixelState) -> QuadKernel {
     if st.clear {
         return draw_quad_plain::<F>;
     }
-    if st.logic.is_some() || fixed_stencil_bits::<F>(st).is_none() {
+    if st.logic.is_some() || quad_stencil_bits::<F>(st).is_none() {
         return kernel_tested::<F>;
     }
     let ztest = st.depth_func != Compare::Always;
@@ -111,10 +114,19 @@ pub(super) const NO_BLEND: u8 = 0;
 pub(super) const SOURCE_OVER: u8 = 1;
 pub(super) const ANY_BLEND: u8 = 2;
 
-/// Normal mode, constant stencil result, no logic op: depth range, fragment tests, depth
-/// test (`ZTEST`), depth write (`ZWRITE`), blend (`BLEND`), dither, write mask; the alpha /
-/// stencil bits are `fixed_stencil_bits`' (the old word's, all ones under
-/// `logic_sets_alpha`, or the stencil constant), as in `draw_tested`.
+/// Normal mode, no logic op, a stencil stage of `quad_stencil_bits`: depth range, fragment
+/// tests, stencil test (a discard), depth test (`ZTEST`), depth write (`ZWRITE`), blend
+/// (`BLEND`), dither, write mask; the alpha / stencil bits are `quad_stencil_bits`' (the
+/// old word's, all ones under `logic_sets_alpha`, or the stencil constant), as in
+/// `draw_tested`.
+///
+/// 21763 test drive draws most of its stencil quads this way (5551, stencil ALWAYS / ZERO
+/// on pass with a depth test, and EQUAL with KEEP everywhere under source-over blend).
+/// Measured (callgrind, `frametests --bench --runs 1 --threads 1`, replay thread): 21763
+/// PPSSPP model 900.8 -> 890.9 M instructions (its stencil quads were 70 M in
+/// `kernel_tested`); the extra per-quad check costs nba-2k12 (hardware) 239.3 -> 241.6 M
+/// and 15826 90.5 -> 91.2 M. As a const switch of the kernel, with band-edge quads as lanes
+/// too, LLVM's inlining of the triangle walk moved and 21763 lost 10 M (902.3 M).
 ///
 /// A quad whose four pixels lie inside the tile ([`Lanes::inside`]) runs as lanes:
 /// the depth range, alpha test and depth test become a mask of live lanes (one match on
@@ -129,7 +141,7 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     q: &Quad,
     colors: &[[u8; 4]; 4],
 ) {
-    let Some((alpha_bits, keep)) = fixed_stencil_bits::<F>(st) else {
+    let Some((alpha_bits, keep)) = quad_stencil_bits::<F>(st) else {
         return draw_quad_plain::<F>(st, tile, q, colors);
     };
     let (x, y) = (q.x, q.y);
@@ -146,6 +158,9 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     let (mut live, c) = fragment_lanes(st, q, z, colors);
     if live == 0 {
         return;
+    }
+    if st.stencil && st.stencil_func != Compare::Always {
+        live &= stencil_lanes::<F>(st, tile, &at.color);
     }
     if ZTEST {
         // Two depth samples per row, one 4-byte read each.
@@ -194,10 +209,21 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     }
 }
 
+/// The stencil test on the four lanes at colour offsets `color` (bit i set when lane i
+/// passes): `(ref & mask) OP (stencil & mask)`, the stencil value being the alpha byte of
+/// `FbPixel::dst_rgba4`.
+#[inline(always)]
+fn stencil_lanes<F: FbPixel>(st: &PixelState, tile: &Tile, color: &[usize; 4]) -> u8 {
+    let old = u32x4::new(color.map(|o| F::load(&tile.color[o..o + F::BYTES])));
+    let s: i32x4 = cast(F::dst_rgba4(old) >> 24);
+    let mask = i32x4::splat(i32::from(st.stencil_mask));
+    st.stencil_func.test_lanes(i32x4::splat(i32::from(st.stencil_ref_masked)), s & mask)
+}
+
 /// Blend (`BLEND`, as in [`kernel`]), dither, clamp, pack and write mask for one fragment:
 /// the word a fragment of colour `c` at pixel (`x`, `y`) leaves on the word `old`, with
 /// the alpha/stencil bits `alpha_bits` and the old word's bits `keep` (those of
-/// `fixed_stencil_bits`); what `draw_tested_at` writes for it. `BLEND` must name
+/// `quad_stencil_bits` or `fixed_stencil_bits`); what `draw_tested_at` writes for it. `BLEND` must name
 /// `st.blend`'s kind (none, source-over, other).
 #[inline(always)]
 pub(super) fn colour_word<F: FbPixel, const BLEND: u8>(
@@ -315,7 +341,8 @@ pub(super) fn fog4(c: &[[u8; 4]; 4], f: [u8; 4], fc: [u8; 3]) -> [[u8; 4]; 4] {
     cast(out)
 }
 
-/// Normal mode with a stencil result that varies or a logic op: for a quad wholly inside
+/// Normal mode with a stencil op that writes a value depending on the old stencil or on
+/// failure, or a logic op: for a quad wholly inside
 /// the tile, the depth range, alpha test, fog and colour test as in [`kernel`]
 /// ([`fragment_lanes`]), then the rest of the pipeline lane by lane in lane order at the
 /// quad's offsets (`draw_tested_at`: stencil and depth tests, stencil op, depth write,
@@ -373,6 +400,9 @@ fn kernel_fragments<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLE
             }
         }
         let Some(c) = fragment_tests(st, colour, q.fog[i]) else { continue };
+        if st.stencil && !stencil_passes::<F>(st, tile.read_color_at(tile.color_offset(x, y))) {
+            continue;
+        }
         let zo = tile.depth_offset(x, y);
         if ZTEST && !st.depth_func.test(z, tile.read_depth_at(zo)) {
             continue;

@@ -1,6 +1,6 @@
 //! The quad kernels against the plain pipeline (the reference): random pixel state, quads
-//! (including ones at negative x, across the band edge and past the buffer end) and tile
-//! contents; both must leave identical tile bytes.
+//! (including ones at negative x, across the band's edges and a window's sides and past the
+//! buffer end) and tile contents; both must leave identical tile bytes.
 
 use super::super::tests::{bytes, pixel_regs};
 use super::super::{draw_quad, draw_quad_reference, PixelState};
@@ -51,7 +51,9 @@ proptest! {
         plain.depth = bytes(seed ^ 0xD0, plain.depth.len());
         let mut fast = plain.clone();
         for &((qx, qy), mask, lanes) in &quads {
-            let (x, y) = (qx & !1, qy & !1);
+            // Any corner: triangles start their quad grid at their own top-left pixel, so
+            // quads straddle the band's edges and a window's sides.
+            let (x, y) = (qx, qy);
             let frags: [Fragment; 4] = std::array::from_fn(|i| Fragment {
                 x: x + (i & 1) as i32,
                 y: y + (i >> 1) as i32,
