@@ -122,3 +122,36 @@ fn fog4_equals_fog() {
         }
     }
 }
+
+/// A quad partly outside the tile goes through `kernel_fragments` fragment by fragment;
+/// its stencil test discards there as in the reference. A stencil state the lane kernel
+/// takes (EQUAL against 0xFF, KEEP on every outcome: `quad_stencil_bits`), a quad at
+/// x = -1 whose two pixels inside the tile hold stencil 0 (fails) and 0xFF (passes).
+#[test]
+fn edge_quads_keep_the_stencil_test() {
+    let mut regs = Regs::default();
+    regs.set(op::FRAMEBUFPIXFORMAT, 3);
+    regs.set(op::STENCILTESTENABLE, 1);
+    regs.set(op::STENCILTEST, 0xFF_FF02);
+    regs.set(op::STENCILOP, 0);
+    let st = PixelState::decode(&regs, true);
+    let mut plain = Tile::new(4, 16, FbFormat::from_bits(3), 34, 34);
+    let at = |y| plain.color_offset(0, y).expect("inside the tile");
+    let (fails, passes) = (at(4), at(5));
+    plain.color[passes + 3] = 0xFF;
+    let before = plain.clone();
+    let mut fast = plain.clone();
+    let frags: [Fragment; 4] = std::array::from_fn(|i| Fragment {
+        x: -1 + (i & 1) as i32,
+        y: 4 + (i >> 1) as i32,
+        ..Fragment::default()
+    });
+    let q = Quad::from_frags(frags, 15, 0.0);
+    let colours = [[200, 100, 50, 255]; 4];
+    draw_quad_reference(&st, &mut plain, &q, &colours);
+    draw_quad(&st, &mut fast, &q, &colours);
+    // The reference drew the passing pixel only, so the comparison below can fail.
+    assert_eq!(plain.color[fails..fails + 4], before.color[fails..fails + 4]);
+    assert_ne!(plain.color[passes..passes + 4], before.color[passes..passes + 4]);
+    assert!(plain.color == fast.color, "colour differs");
+}
