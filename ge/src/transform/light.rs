@@ -5,7 +5,7 @@
 //!
 //! Lighting happens in world space; the viewer for specular is the fixed +Z direction.
 
-use super::math::{cvtt, dot3, light_pow, normalize, normalize_or_001, normalized_or_001_approx, RsqrtRule};
+use super::math::{cvtt_ceil, dot3, light_pow, normalize, normalize_or_001, normalized_or_001_approx, RsqrtRule};
 use crate::cmd::{op, reg};
 use crate::regs::Regs;
 
@@ -70,6 +70,9 @@ pub(crate) struct LightState {
     emissive: [i32; 4],
     base_ambient: [i32; 4],
     specular_exp: f32,
+    /// `emissive + (mat_ambient·base_ambient) >> 10`: the start of every vertex's primary
+    /// colour when the material ambient is not the vertex colour (then it is per vertex).
+    ambient_base: [i32; 4],
     color_for_ambient: bool,
     color_for_diffuse: bool,
     color_for_specular: bool,
@@ -176,14 +179,17 @@ impl LightState {
         }
         let secondary = regs.enabled(op::LIGHTMODE);
         let [er, eg, eb] = regs.rgb(op::MATERIALEMISSIVE);
+        let emissive = [er as i32, eg as i32, eb as i32, 0];
+        let base_ambient = factor(rgba(regs, op::AMBIENTCOLOR, regs.get(reg::AMBIENTALPHA).value() as u8));
         LightState {
             lights,
             mat_ambient,
             mat_diffuse,
             mat_specular,
-            emissive: [er as i32, eg as i32, eb as i32, 0],
-            base_ambient: factor(rgba(regs, op::AMBIENTCOLOR, regs.get(reg::AMBIENTALPHA).value() as u8)),
+            emissive,
+            base_ambient,
             specular_exp,
+            ambient_base: ambient_start(emissive, mat_ambient, base_ambient),
             color_for_ambient,
             color_for_diffuse,
             color_for_specular,
@@ -198,11 +204,11 @@ impl LightState {
     /// Lights one vertex: returns (primary RGBA, secondary RGB) [PP `Lighting::ProcessSIMD<true>`].
     pub(crate) fn light(&self, color: [u8; 4], world_pos: [f32; 3], world_normal: [f32; 3]) -> ([u8; 4], [u8; 3]) {
         let vf = factor(color);
-        let mac = if self.color_for_ambient { vf } else { self.mat_ambient };
-        let mut fin = [0i32; 4];
-        for i in 0..4 {
-            fin[i] = self.emissive[i] + ((mac[i] * self.base_ambient[i]) >> 10);
-        }
+        let (mac, mut fin) = if self.color_for_ambient {
+            (vf, ambient_start(self.emissive, vf, self.base_ambient))
+        } else {
+            (self.mat_ambient, self.ambient_base)
+        };
         let mut spec = [0i32; 4];
         for l in self.lights.iter().filter(|l| l.enabled) {
             let mut lv = l.pos;
@@ -277,11 +283,17 @@ impl LightState {
     }
 }
 
+/// `emissive + (mac·base_ambient) >> 10` per channel, the primary colour before the lights.
+#[inline]
+fn ambient_start(emissive: [i32; 4], mac: [i32; 4], base_ambient: [i32; 4]) -> [i32; 4] {
+    std::array::from_fn(|i| emissive[i] + ((mac[i] * base_ambient[i]) >> 10))
+}
+
 /// `ceil(f)` as an integer (SSE4.1 `ROUNDSS` + `CVTSS2SI`: out of range gives
 /// `i32::MIN`), clamped above to 512 [PP `LightCeil<true>`].
 #[inline]
 fn scale512(f: f32) -> i32 {
-    cvtt(f.ceil()).min(512)
+    cvtt_ceil(f).min(512)
 }
 
 /// `sum += (a·b·k) >> 19` per channel with 32-bit wrapping multiplies

@@ -37,6 +37,20 @@ pub(crate) fn cvtt_portable(f: f32) -> i32 {
     }
 }
 
+/// `cvtt(f.ceil())` without the `ceilf` library call (the x86-64 baseline has no
+/// `ROUNDSS`): truncate, then step up when a positive fraction was dropped. Every float
+/// of magnitude ≥ 2^23 is an integer, so the step only happens where `t + 1` fits; NaN and
+/// out-of-range inputs give `i32::MIN` as `cvtt` does (`cvtt_ceil_equals_ceil_then_cvtt`).
+#[inline]
+pub(crate) fn cvtt_ceil(f: f32) -> i32 {
+    let t = cvtt(f);
+    if t != i32::MIN && f > t as f32 {
+        t + 1
+    } else {
+        t
+    }
+}
+
 /// C++ `(u16)f` on x86-64: `CVTTSS2SI` to 32 bits, then the low 16 bits.
 #[inline]
 pub(crate) fn cvtt_u16(f: f32) -> u16 {
@@ -220,6 +234,25 @@ mod tests {
                 let g = edge + near * if edge.abs() > 1e9 { 128.0 } else { 1.0 };
                 proptest::prop_assert_eq!(cvtt(g), cvtt_portable(g));
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20000))]
+        /// The call-free ceiling agrees with `ceil` then `cvtt` on random bit patterns and
+        /// on small values with fractions (where the step up happens).
+        #[test]
+        fn cvtt_ceil_equals_ceil_then_cvtt(bits in proptest::prelude::any::<u32>(), near in -1030.0f32..1030.0) {
+            for f in [f32::from_bits(bits), near] {
+                proptest::prop_assert_eq!(cvtt_ceil(f), cvtt(f.ceil()));
+            }
+        }
+    }
+
+    #[test]
+    fn cvtt_ceil_edges() {
+        for f in [-0.5f32, -0.0, 0.0, 0.25, 1.0, 511.01, 2_147_483_520.0, 2_147_483_648.0, -2_147_483_648.0, f32::NAN] {
+            assert_eq!(cvtt_ceil(f), cvtt(f.ceil()), "{f}");
         }
     }
 

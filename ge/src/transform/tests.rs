@@ -388,3 +388,33 @@ fn hardware_viewport_stages_cut_to_float24() {
     assert_eq!(at(-17.0 / 16.0 * step), 240 * 16 - 1);
     assert_eq!(at(f32::NAN), i32::MIN);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20000))]
+    /// The four-lane viewport mapping and snap equal the scalar formulas bit for bit on any
+    /// floats (NaN, infinities, subnormals included) and offsets.
+    #[test]
+    fn viewport_lanes_equal_scalar(
+        clip in proptest::prelude::any::<[u32; 4]>(),
+        near in proptest::prelude::any::<[i16; 4]>(),
+        view in proptest::prelude::any::<[u32; 6]>(),
+        offset in proptest::prelude::any::<[u16; 2]>(),
+    ) {
+        let mut st = TransformState::decode(&sdk_regs(), &identity(), &vt(0), RsqrtRule::Exact);
+        st.scale = [0, 1, 2].map(|i| f32::from_bits(view[i]));
+        st.center = [3, 4, 5].map(|i| f32::from_bits(view[i]));
+        st.offset = offset.map(i32::from);
+        // Random bits, and ordinary values around the screen.
+        for clip in [clip.map(f32::from_bits), near.map(|n| f32::from(n) / 64.0)] {
+            let lanes = viewport_lanes(&st, clip);
+            let plain = viewport_scalar(&st, clip);
+            for k in 0..3 {
+                proptest::prop_assert_eq!(lanes[k].to_bits(), plain[k].to_bits());
+            }
+            proptest::prop_assert_eq!(
+                ppsspp_snap_lanes(lanes[0], lanes[1], st.offset),
+                (ScreenSnap::ppsspp(plain[0], st.offset[0]), ScreenSnap::ppsspp(plain[1], st.offset[1]))
+            );
+        }
+    }
+}
