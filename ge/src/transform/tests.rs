@@ -392,7 +392,7 @@ fn hardware_viewport_stages_cut_to_float24() {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20000))]
     /// The four-lane viewport mapping and snap equal the scalar formulas bit for bit on any
-    /// floats (NaN, infinities, subnormals included) and offsets.
+    /// floats (NaN, infinities, subnormals included; NaN payloads aside) and offsets.
     #[test]
     fn viewport_lanes_equal_scalar(
         clip in proptest::prelude::any::<[u32; 4]>(),
@@ -408,8 +408,13 @@ proptest::proptest! {
         for clip in [clip.map(f32::from_bits), near.map(|n| f32::from(n) / 64.0)] {
             let lanes = viewport_lanes(&st, clip);
             let plain = viewport_scalar(&st, clip);
+            // Bit for bit, except a NaN's payload: Rust leaves the payload of an arithmetic
+            // NaN unspecified (LLVM may commute `clip * scale`; two NaN inputs then give
+            // either one's), and nothing downstream reads it: the snap (checked below) and
+            // `cvtt_u16` map every NaN alike.
             for k in 0..3 {
-                proptest::prop_assert_eq!(lanes[k].to_bits(), plain[k].to_bits());
+                let (a, b) = (lanes[k], plain[k]);
+                proptest::prop_assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{a:?} {b:?}");
             }
             proptest::prop_assert_eq!(
                 ppsspp_snap_lanes(lanes[0], lanes[1], st.offset),

@@ -141,11 +141,8 @@ fn edge_quads_keep_the_stencil_test() {
     plain.color[passes + 3] = 0xFF;
     let before = plain.clone();
     let mut fast = plain.clone();
-    let frags: [Fragment; 4] = std::array::from_fn(|i| Fragment {
-        x: -1 + (i & 1) as i32,
-        y: 4 + (i >> 1) as i32,
-        ..Fragment::default()
-    });
+    let frags: [Fragment; 4] =
+        std::array::from_fn(|i| Fragment { x: -1 + (i & 1) as i32, y: 4 + (i >> 1) as i32, ..Fragment::default() });
     let q = Quad::from_frags(frags, 15, 0.0);
     let colours = [[200, 100, 50, 255]; 4];
     draw_quad_reference(&st, &mut plain, &q, &colours);
