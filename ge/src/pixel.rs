@@ -502,18 +502,12 @@ fn unstenciled_bits<F: FbPixel>(st: &PixelState) -> (u32, u32) {
 /// writes `pack_stencil(constant)`.
 #[inline(always)]
 fn fixed_stencil_bits<F: FbPixel>(st: &PixelState) -> Option<(u32, u32)> {
-    if !st.stencil {
-        return Some(unstenciled_bits::<F>(st));
-    }
-    if st.stencil_func != Compare::Always || st.depth_func != Compare::Always {
+    // The constant cases of `quad_stencil_bits`: no test that can fail, no KEEP on pass.
+    let varies = st.stencil_func != Compare::Always || st.depth_func != Compare::Always || st.zpass == StencilOp::Keep;
+    if st.stencil && varies {
         return None;
     }
-    match st.zpass {
-        StencilOp::Zero | StencilOp::Replace => {
-            Some((F::pack_stencil(st.zpass.apply::<F>(0, st.stencil_ref)), st.write_mask))
-        }
-        _ => None,
-    }
+    quad_stencil_bits::<F>(st)
 }
 
 /// For the quad kernel: the `(alpha bits, kept bits)` of [`fixed_stencil_bits`] widened to
