@@ -57,8 +57,9 @@ fn run(ps: &[Prim], t: &FbTarget, threads: usize, band_rows: i32) -> Vec<u8> {
         bin.push(p.r, *p);
     }
     assert_eq!(bin.len(), ps.len());
-    bin.flush(t, &mut mem, Some(&pool), &draw);
+    bin.flush(t, &mut mem, Some(&pool), draw, false);
     assert!(bin.is_empty());
+    mem.settle();
     mem.vram().to_vec()
 }
 
@@ -132,8 +133,8 @@ fn crowded_rows_are_cut_into_balanced_bands() {
         for p in &ps {
             b.push(p.r, *p);
         }
-        match b.plan(&b.items, &t, threads) {
-            Plan::Bands(bands) => bands.iter().map(|b| (b.y0, b.rows)).collect::<Vec<_>>(),
+        match b.plan(&b.items, &t, threads, None) {
+            Plan::Bands(bands, _) => bands.iter().map(|b| (b.y0, b.rows)).collect::<Vec<_>>(),
             _ => panic!("banded"),
         }
     };
@@ -168,11 +169,13 @@ fn overlapping_colour_and_depth_keep_unchanged_bytes() {
     let mut mem = Memory::new();
     let mut bin = Binner::new(8);
     bin.push(ClipRect { x0: 0, y0: 10, x1: 3, y1: 10 }, ());
-    bin.flush(&t, &mut mem, None, &|_, tile: &mut Tile, _| {
+    let draw: fn(&(), &mut Tile, &Memory) = |_, tile, _| {
         for x in 0..4 {
             tile.write_color(x, 10, 0xAABB_CCDD);
         }
-    });
+    };
+    bin.flush(&t, &mut mem, None, draw, false);
+    mem.settle();
     assert_eq!(mem.read_u32(t.color_addr + 64 * 4 * 10).unwrap(), 0xAABB_CCDD);
 }
 
@@ -185,7 +188,9 @@ fn untouched_bands_are_not_written() {
     // Something else changes VRAM after the (conceptual) snapshot of other rows: a
     // band-wise flush must not rewrite rows it never drew.
     mem.write_u32(t.color_addr, 0x1234_5678).unwrap();
-    bin.flush(&t, &mut mem, None, &|_, tile: &mut Tile, _| tile.write_color(0, 40, 7));
+    let draw: fn(&(), &mut Tile, &Memory) = |_, tile, _| tile.write_color(0, 40, 7);
+    bin.flush(&t, &mut mem, None, draw, false);
+    mem.settle();
     assert_eq!(mem.read_u32(t.color_addr).unwrap(), 0x1234_5678);
     assert_eq!(mem.read_u32(t.color_addr + 40 * 512 * 4).unwrap(), 7);
 }
@@ -206,7 +211,7 @@ fn run_behind(ps: &[Prim], t: &FbTarget, threads: usize, after: impl FnOnce(&mut
     for p in ps {
         bin.push(p.r, *p);
     }
-    bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None);
+    bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None, false);
     assert!(bin.is_empty());
     after(&mut mem);
     mem.settle();
@@ -247,7 +252,7 @@ fn flushing_behind_on_pool_workers_lands_the_serial_bytes() {
                         for p in chunk {
                             bin.push(p.r, *p);
                         }
-                        bin.flush_behind(&t, &mut mem, Some(&pool), draw_fn, None);
+                        bin.flush_behind(&t, &mut mem, Some(&pool), draw_fn, None, false);
                         assert!(mem.has_pending(), "drawn behind on a worker");
                     }
                     mem.settle();
@@ -312,4 +317,100 @@ fn wrapping_io_never_panics() {
     assert_eq!(read_vec(&mem, 0xFFFF_FFF0, 16), vec![0; 16]);
     // The last 16 bytes of the window are the last 16 of VRAM (mirror).
     assert_eq!(mem.vram()[VRAM_SIZE as usize - 1], 0xEE);
+}
+
+/// `ps` flushed `chunk` primitives at a time (behind the caller with more than one
+/// thread), each flush drawing on the last one's tiles when `carry`, with `between(k,
+/// mem)` after the `k`-th flush; then landed.
+fn run_chunks(
+    ps: &[Prim],
+    t: &FbTarget,
+    threads: usize,
+    chunk: usize,
+    carry: bool,
+    between: &dyn Fn(usize, &mut Memory),
+) -> Vec<u8> {
+    let mut mem = Memory::new();
+    for (i, b) in mem.vram_mut().iter_mut().enumerate() {
+        *b = (i % 251) as u8;
+    }
+    let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool"));
+    let mut bin = Binner::new(8);
+    for (k, c) in ps.chunks(chunk).enumerate() {
+        for p in c {
+            bin.push(p.r, *p);
+        }
+        bin.flush_behind(t, &mut mem, Some(&pool), draw_fn, None, carry);
+        between(k, &mut mem);
+    }
+    mem.settle();
+    mem.vram().to_vec()
+}
+
+#[test]
+fn carried_tiles_land_the_serial_bytes() {
+    // Writes between the flushes: in RAM (the tiles stay pending), into a pixel of the
+    // target (they land first), and into VRAM outside it.
+    let t = target(512);
+    let between = |k: usize, mem: &mut Memory| match k % 3 {
+        0 => mem.write_u32(0x0880_0000 + k as u32 * 4, 0x5EED_0000 | k as u32).unwrap(),
+        1 => mem.write_u32(t.color_addr + (k as u32 * 37 % 272) * 512 * 4 + 8, 0xC0DE_0000 | k as u32).unwrap(),
+        _ => mem.write_u32(VRAM_BASE + 0x1F_0000 + k as u32 * 4, 0xFACE_0000 | k as u32).unwrap(),
+    };
+    for (seed, max_x, chunk) in [(5, 450, 17), (6, 90, 9), (7, 500, 60), (8, 30, 5)] {
+        let ps = prims(240, seed, max_x);
+        let want = run_chunks(&ps, &t, 1, chunk, false, &between);
+        for threads in [1, 2, 4] {
+            let got = run_chunks(&ps, &t, threads, chunk, true, &between);
+            assert!(got == want, "seed {seed}, {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn a_carrying_flush_draws_on_the_tiles_without_landing_them() {
+    // Two flushes over the same rows with a RAM write between: the first flush's pixels
+    // are still not in VRAM after the second (its tiles were drawn on, not written back
+    // and copied out again), and landing gives the serial bytes.
+    let t = target(512);
+    let ps = [
+        Prim { id: 1, r: ClipRect { x0: 0, y0: 0, x1: 99, y1: 30 } },
+        Prim { id: 2, r: ClipRect { x0: 50, y0: 10, x1: 90, y1: 20 } },
+    ];
+    let pixel = (10 * 512 + 60) * 4;
+    for threads in [1, 2] {
+        let mut mem = Memory::new();
+        let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool"));
+        let mut bin = Binner::new(8);
+        bin.push(ps[0].r, ps[0]);
+        bin.flush_behind(&t, &mut mem, Some(&pool), draw_fn, None, true);
+        mem.write_u32(0x0880_0000, 1).unwrap();
+        assert!(mem.has_pending(), "a write elsewhere leaves the tiles pending ({threads} threads)");
+        bin.push(ps[1].r, ps[1]);
+        bin.flush_behind(&t, &mut mem, Some(&pool), draw_fn, None, true);
+        assert_eq!(mem.vram()[pixel..pixel + 4], [0; 4], "{threads} threads");
+        mem.settle();
+        let mut want = Memory::new();
+        let mut wbin = Binner::new(8);
+        for p in ps {
+            wbin.push(p.r, p);
+        }
+        wbin.flush(&t, &mut want, None, draw_fn, false);
+        want.settle();
+        assert!(mem.vram() == want.vram(), "{threads} threads");
+    }
+}
+
+#[test]
+fn extended_starts_keep_the_cuts_and_cover_the_rows() {
+    let layout = [32, 40, 56, 60];
+    for (y_min, y_max) in [(40, 50), (0, 59), (33, 200), (0, 1023), (59, 60), (31, 31)] {
+        let s = extend_starts(&layout, y_min, y_max, 16);
+        assert!(s.windows(2).all(|w| w[0] < w[1]), "{s:?} increasing");
+        assert!(layout.iter().all(|c| s.contains(c)), "{s:?} keeps {layout:?}");
+        assert!(s[0] <= y_min && y_max < s[s.len() - 1], "{s:?} covers {y_min}..={y_max}");
+        let added = s.windows(2).filter(|w| w[1] <= 32 || w[0] >= 60);
+        assert!(added.clone().all(|w| w[1] - w[0] <= 16), "{s:?}");
+        assert_eq!(added.count(), s.len() - layout.len(), "{s:?} adds only bands outside the layout");
+    }
 }

@@ -328,7 +328,7 @@ impl DrawContext {
             self.flush_behind(mem);
         }
         let pool = self.pool.clone();
-        let fork = fork::Fork::new(pool.as_deref()).for_caller().serial_while(mem.has_pending());
+        let fork = fork::Fork::new(pool.as_deref()).for_caller().serial_while(mem.drawing());
         let mut sink = assemble::Sink { state: state.clone(), ts, scratch: &mut self.scratch, imm, fork };
         f(&mut self.asm, &mut sink);
         let mut shapes = std::mem::take(&mut self.scratch.pending);
@@ -382,10 +382,27 @@ impl DrawContext {
         }
         if self.binner.cost() >= EARLY_FLUSH_COST {
             self.flush_behind(mem);
-        } else if mem.has_pending() {
-            // Drawn already: landing costs no wait, and the front end may fork again.
-            mem.settle();
         }
+    }
+
+    /// Whether the next flush may draw on the tiles still pending in `mem` instead of
+    /// landing them (`crate::bin::Binner::flush`): when no queued primitive textures from
+    /// bytes they cover (those must see the pixels landed, render-to-texture).
+    fn may_carry(&self, mem: &Memory) -> bool {
+        if !mem.has_pending() {
+            return false;
+        }
+        let mut last: Option<&Arc<DrawState>> = None;
+        for p in self.binner.prims() {
+            if last.is_some_and(|l| Arc::ptr_eq(l, &p.state)) {
+                continue;
+            }
+            last = Some(&p.state);
+            if p.state.texture.as_ref().is_some_and(|t| t.read_ranges().any(|(a, l)| mem.pending_overlaps(a, l))) {
+                return false;
+            }
+        }
+        true
     }
 
     /// A flush point: drain the bins and rasterize them behind the front end
@@ -413,11 +430,15 @@ impl DrawContext {
         }
         self.written = WrittenSpan::default();
         let pool = self.pool.clone();
-        // The previous flush's tiles land first (timed as landing, not twice).
-        mem.settle();
+        // The previous flush's tiles land first (timed as landing, not twice), unless this
+        // flush draws on them.
+        let carry = self.may_carry(mem);
+        if !carry {
+            mem.settle();
+        }
         let start = self.phases.is_some().then(std::time::Instant::now);
         let waited = self.phases.is_some().then_some(&self.landing);
-        self.binner.flush_behind(&target, mem, pool.as_ref(), rasterize_prim, waited);
+        self.binner.flush_behind(&target, mem, pool.as_ref(), rasterize_prim, waited, carry);
         if let (Some(p), Some(s)) = (self.phases.as_mut(), start) {
             p.raster += s.elapsed();
             p.flushes += 1;
@@ -432,7 +453,7 @@ impl DrawContext {
 
     /// Where the front end forks ([`fork`]): the raster pool, unless a flush is drawing there.
     fn fork(&self, mem: &Memory) -> fork::Fork<'_> {
-        fork::Fork::new(self.pool.as_deref()).for_caller().serial_while(mem.has_pending())
+        fork::Fork::new(self.pool.as_deref()).for_caller().serial_while(mem.drawing())
     }
 
     /// Use a dedicated rayon pool with `threads` threads for rasterization (1 = serial).

@@ -20,10 +20,12 @@
 //! Writes still on their way ([`Pending`]): a flush may rasterize behind the front end
 //! (`crate::bin`), its tiles landing later. The regions are shared (`Arc`) so the raster
 //! job reads textures from a [`Memory::snapshot`] taken at the flush while the front end
-//! goes on reading this memory. Every write (`&mut` access) lands the pending tiles first,
-//! so writes keep their order with the raster's; a read of bytes the tiles will write must
-//! call [`Memory::settle_for`] first ([`Memory::settle`] for everything). With the tiles
-//! landed before any write, the shared regions are never copied.
+//! goes on reading this memory. A write (`&mut` access) of bytes the pending tiles cover
+//! lands them first, so writes keep their order with the raster's; a write elsewhere waits
+//! until they are drawn and their job has dropped its snapshot ([`Pending::release`]), so
+//! the shared regions are never copied, and leaves them pending. A read of bytes the
+//! tiles will write must call [`Memory::settle_for`] first ([`Memory::settle`] for
+//! everything).
 //!
 //! Bytes still on their way *in* ([`Backfill`]): a dump replay starts before its pushbuf
 //! is decoded. The decoded pieces arrive on a channel, in order, for one RAM range; the
@@ -123,12 +125,21 @@ impl Backfill {
     }
 }
 
-/// Writes that have not landed yet: the tiles of a flush rasterizing on the pool.
+/// Writes that have not landed yet: the tiles of a flush rasterizing on the pool, or
+/// drawn and kept out of memory for the next flush to draw on (`crate::bin`).
 pub trait Pending: Send + Sync {
     /// Whether the writes touch any byte of `[addr, addr + len)` (mirrors folded).
     fn overlaps(&self, addr: u32, len: u32) -> bool;
     /// Wait for the writes and apply them to `mem` (which has no pending writes then).
     fn land(self: Box<Self>, mem: &mut Memory);
+    /// Whether a job is still drawing them.
+    fn drawing(&self) -> bool;
+    /// Wait until they are drawn and drop every snapshot of memory they hold, so that
+    /// writes elsewhere copy no shared region; they stay pending.
+    fn release(&mut self);
+    /// Itself, for the binner that made it to take its tiles back.
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
 
 impl Default for Memory {
@@ -225,7 +236,8 @@ impl Memory {
     fn fill_arrived(&mut self) {
         let Some(mut b) = self.backfill.take() else { return };
         if b.written < b.bytes.len() {
-            let ram = self.region_mut(Region::Ram);
+            let (at, len) = (b.at + b.written, b.bytes.len() - b.written);
+            let ram = self.region_mut_for(Region::Ram, RAM_BASE + at as u32, len as u32);
             ram[b.at + b.written..b.at + b.bytes.len()].copy_from_slice(&b.bytes[b.written..]);
             b.written = b.bytes.len();
         }
@@ -296,6 +308,27 @@ impl Memory {
         self.pending.is_some()
     }
 
+    /// Whether a raster job is drawing pending writes (the front end then leaves the
+    /// pool's threads to it).
+    pub fn drawing(&self) -> bool {
+        self.pending.as_ref().is_some_and(|p| p.drawing())
+    }
+
+    /// The pending writes, to look at.
+    pub(crate) fn pending(&self) -> Option<&dyn Pending> {
+        self.pending.as_deref()
+    }
+
+    /// The pending writes, taken out unlanded (their maker then owns them).
+    pub(crate) fn take_pending(&mut self) -> Option<Box<dyn Pending>> {
+        self.pending.take()
+    }
+
+    /// Whether pending writes touch `[addr, addr + len)`.
+    pub fn pending_overlaps(&self, addr: u32, len: u32) -> bool {
+        self.pending.as_ref().is_some_and(|p| p.overlaps(addr, len))
+    }
+
     /// Land every pending write (wait for the raster job).
     pub fn settle(&mut self) {
         if let Some(p) = self.pending.take() {
@@ -362,10 +395,30 @@ impl Memory {
         }
     }
 
-    /// Every write comes here: pending writes land first (keeping write order), after
-    /// which no snapshot shares the region and `make_mut` copies nothing.
+    /// Writes of the whole region come here: pending writes land first (keeping write
+    /// order), after which no snapshot shares the region and `make_mut` copies nothing.
     fn region_mut(&mut self, r: Region) -> &mut [u8] {
         self.settle();
+        self.region_released(r)
+    }
+
+    /// Writes of `[addr, addr + len)` come here: pending writes land first if they touch
+    /// it (keeping write order); others stay pending, drawn and holding no snapshot, so
+    /// `make_mut` copies nothing (a replay's uploads between two flushes then leave the
+    /// first flush's tiles for the second to draw on, `crate::bin`).
+    #[inline]
+    fn region_mut_for(&mut self, r: Region, addr: u32, len: u32) -> &mut [u8] {
+        if self.pending.is_some() {
+            self.land_for(addr, len);
+            if let Some(p) = self.pending.as_mut() {
+                p.release();
+            }
+        }
+        self.region_released(r)
+    }
+
+    #[inline]
+    fn region_released(&mut self, r: Region) -> &mut [u8] {
         let region = match r {
             Region::Ram => &mut self.ram,
             Region::Vram => &mut self.vram,
@@ -394,12 +447,13 @@ impl Memory {
     }
 
     /// Mutable counterpart of [`Memory::slice`].
+    #[inline]
     pub fn slice_mut(&mut self, addr: u32, len: u32) -> Result<&mut [u8], MemError> {
         let err = MemError { addr, len };
         let (r, off) = Self::locate(addr).ok_or(err)?;
         // A write into the hole goes over the bytes that belong there first.
         self.fill_for(addr, len);
-        self.region_mut(r).get_mut(off..off + len as usize).ok_or(err)
+        self.region_mut_for(r, addr, len).get_mut(off..off + len as usize).ok_or(err)
     }
 
     #[inline]
