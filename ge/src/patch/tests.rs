@@ -361,6 +361,53 @@ proptest! {
     }
 }
 
+/// A control value from `h`: mostly small, sometimes a signed zero, a whole number or
+/// one large enough to overflow the products (infinities, NaN).
+fn control_value(h: u32) -> f32 {
+    match h % 16 {
+        0 => 0.0,
+        1 => -0.0,
+        2 => (h >> 8) as f32,
+        3 => f32::from_bits(0x7E80_0000 ^ (h & 0x8000_0000)),
+        _ => ((h >> 8) as i32 - (1 << 23)) as f32 / 4099.0,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3_000))]
+    /// The lane evaluator gives the scalar evaluation's bits (NaN compared as NaN: no
+    /// output reads a NaN's payload, and LLVM may order its operands either way).
+    #[test]
+    fn lanes_equal_the_scalar_evaluation(u in 4u32..11, v in 4u32..11, du in 0u32..10, dv in 0u32..10,
+                                         spline in any::<bool>(), hardware in any::<bool>(), amd in any::<bool>(),
+                                         attrs in 0u8..16, edges in 0u8..16, seed in any::<u32>()) {
+        let kind = if spline { PatchKind::Spline { u_edge: edges & 3, v_edge: edges >> 2 } } else { PatchKind::Bezier };
+        let h = |i: usize, j: usize, k: u32| (seed ^ (i as u32 * 7919 + j as u32 * 104_729 + k * 31)).wrapping_mul(2_654_435_761).rotate_left(7).wrapping_mul(0x9E37_79B9);
+        let c = grid(u as usize, v as usize, |i, j| Vertex {
+            pos: [0, 1, 2].map(|k| control_value(h(i, j, k))),
+            uv: [3, 4].map(|k| control_value(h(i, j, k))),
+            color: [5, 6, 7, 8].map(|k| (h(i, j, k) >> 24) as u8),
+            ..Vertex::default()
+        });
+        let mut p = params(kind, u, v, du, dv);
+        (p.has_texcoord, p.has_color, p.has_normal) = (attrs & 1 != 0, attrs & 2 != 0, attrs & 4 != 0);
+        p.reverse_normals = attrs & 8 != 0;
+        p.rsqrt = if amd { RsqrtRule::AmdRsqrtps } else { RsqrtRule::Exact };
+        if hardware {
+            p = hw(p);
+        }
+        let plain = super::plain::tessellate_plain(&p, &c);
+        let lanes = tessellate(&p, &c);
+        prop_assert_eq!(&plain.indices, &lanes.indices);
+        prop_assert_eq!(plain.vertices.len(), lanes.vertices.len());
+        let f = |x: f32| if x.is_nan() { u32::MAX } else { x.to_bits() };
+        for (a, b) in plain.vertices.iter().zip(&lanes.vertices) {
+            let bits = |v: &Vertex| (v.pos.map(f), v.normal.map(f), v.uv.map(f), v.color);
+            prop_assert_eq!(bits(a), bits(b));
+        }
+    }
+}
+
 // Hardware rules ([`TessellationRule::Hardware`]); expectations from the real-PSP
 // screenshots primitives-spline / primitives-bezier (module docs of `patch`).
 
