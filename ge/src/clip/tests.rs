@@ -240,3 +240,68 @@ fn projected_entry_points_clip_like_the_plain_ones() {
 fn decoded_states_are_anonymous_until_the_ge_names_them() {
     assert_eq!(state(false).id, 0);
 }
+
+/// A clip coordinate: mostly small, with the values that break float comparisons.
+fn coord() -> impl proptest::strategy::Strategy<Value = f32> {
+    use proptest::prelude::*;
+    prop_oneof![
+        6 => -3.0f32..3.0,
+        1 => prop::sample::select(vec![0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -f32::MAX]),
+        1 => -1e-30f32..1e-30,
+        1 => -1e30f32..1e30,
+        1 => any::<f32>(),
+    ]
+}
+
+/// A clip vertex (x, y, z, w) with z often on a plane of the rules: z = −w (near plane),
+/// z = ±1.0000305·w (depth limit, rounded either way), z = ±w; w often near 0.
+fn clip_vertex() -> impl proptest::strategy::Strategy<Value = ClipVertex> {
+    use proptest::prelude::*;
+    let w = prop_oneof![3 => 0.5f32..4.0, 3 => coord(), 1 => -1e-6f32..1e-6];
+    (coord(), coord(), coord(), w, 0u8..7).prop_map(|(x, y, z, w, on)| {
+        const LIMIT: f32 = 1.0 + 1.0 / 32768.0;
+        let z = match on {
+            0 => -w,
+            1 => w * LIMIT,
+            2 => -w * LIMIT,
+            3 => w,
+            _ => z,
+        };
+        ClipVertex { clip: [x, y, z, w], color0: [1, 2, 3, 4], color1: [5, 6, 7], ..Default::default() }
+    })
+}
+
+#[test]
+fn coded_clip_equals_plain() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use std::cell::Cell;
+    // How often each verdict came up: the test must see all three.
+    let seen = [Cell::new(0), Cell::new(0), Cell::new(0)];
+    let strategy = ([clip_vertex(), clip_vertex(), clip_vertex()], any::<bool>(), 0u8..3, 0u8..4, any::<bool>());
+    TestRunner::new(Config::with_cases(20_000))
+        .run(&strategy, |(v, clamp, cull, first, flat)| {
+            let st = state(clamp);
+            let p = v.map(|c| Projected::new(&st, &c));
+            let cv = [&p[0], &p[1], &p[2]];
+            let plain = decide_plain(&st, cv);
+            prop_assert_eq!(decide(&st, [p[0].codes, p[1].codes, p[2].codes]), plain);
+            let k = plain.map_or(0, |clip| 1 + usize::from(clip));
+            seen[k].set(seen[k].get() + 1);
+            // The whole output too (Debug spells every bit that matters, NaN as NaN).
+            let cull = [CullMode::None, CullMode::Clockwise, CullMode::CounterClockwise][cull as usize];
+            let first = (first < 3).then_some(first as usize);
+            let prov = flat.then_some(&v[2]);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            clip_triangle_into(&st, cv, first, prov, cull, &mut |t| a.push(t));
+            clip_triangle_coded(&st, cv, first, prov, cull, &mut |t| b.push(t));
+            prop_assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            // The inline filter drops exactly the unclipped triangles that make nothing.
+            let nothing = draws_nothing(&st, cv, cull);
+            prop_assert_eq!(nothing, plain != Some(true) && b.is_empty(), "draws_nothing");
+            Ok(())
+        })
+        .unwrap();
+    let seen = seen.map(|c| c.get());
+    assert!(seen.iter().all(|&n| n > 300), "verdicts (reject, accept, clip): {seen:?}");
+}

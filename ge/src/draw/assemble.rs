@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::fork::{Fork, CHUNK};
 use super::{DrawState, Shape};
 use crate::clip::{self, CullMode, Projected};
-use crate::geom::{ClipVertex, PrimType, ScreenVertex, Vertex};
+use crate::geom::{PrimType, ScreenVertex, Vertex};
 use crate::raster::{self, DetectState, RectangleRule, SpriteFastPathState};
 use crate::transform::{self, TransformState};
 
@@ -36,11 +36,11 @@ impl AsmVertex {
     pub fn new(ts: &TransformState, v: &Vertex) -> AsmVertex {
         if ts.through {
             let s = transform::through_vertex(ts, v);
-            AsmVertex { p: Projected { c: ClipVertex::default(), s, outside: false }, proj_id: 0 }
+            AsmVertex { p: Projected::through(s), proj_id: 0 }
         } else {
             let c = transform::transform_vertex(ts, v);
             let (s, outside) = transform::project(ts, &c, false);
-            AsmVertex { p: Projected { c, s, outside }, proj_id: ts.id }
+            AsmVertex { p: Projected::from_parts(c, s, outside), proj_id: ts.id }
         }
     }
 
@@ -144,13 +144,23 @@ impl TriangleClip<'_> {
             let prov = flat.then_some(&v[provoking].p.c);
             debug_assert!(!self.fresh || v.iter().all(|x| x.proj_id == self.ts.id));
             if self.fresh || v.iter().all(|x| x.proj_id != 0 && x.proj_id == self.ts.id) {
-                clip::clip_triangle_into(self.ts, [&v[0].p, &v[1].p, &v[2].p], Some(first), prov, cull, &mut push);
+                clip::clip_triangle_coded(self.ts, [&v[0].p, &v[1].p, &v[2].p], Some(first), prov, cull, &mut push);
                 return;
             }
             let again = [v[0].reprojected(self.ts), v[1].reprojected(self.ts), v[2].reprojected(self.ts)];
             let p: [&Projected; 3] = std::array::from_fn(|i| again[i].as_ref().unwrap_or(&v[i].p));
-            clip::clip_triangle_into(self.ts, p, Some(first), prov, cull, &mut push);
+            clip::clip_triangle_coded(self.ts, p, Some(first), prov, cull, &mut push);
         }
+    }
+
+    /// True when [`TriangleClip::triangle`] certainly makes no shape (see
+    /// [`clip::draws_nothing`]): decided inline in the list and strip loops from the codes
+    /// and screen positions made at decode, so a dropped triangle costs no call.
+    #[inline(always)]
+    fn skips(&self, cull: CullMode, v: [&AsmVertex; 3]) -> bool {
+        !(self.state.through || self.imm)
+            && (self.fresh || v.iter().all(|x| x.proj_id != 0 && x.proj_id == self.ts.id))
+            && clip::draws_nothing(self.ts, [&v[0].p, &v[1].p, &v[2].p], cull)
     }
 
     /// Triangles `range` (each at least 2) of a strip's vertices `verts`, the first of
@@ -172,24 +182,28 @@ impl TriangleClip<'_> {
                 d[(n - back) % 3] = &verts[j - back];
             }
             let c = if n % 2 == 1 { cull.flipped() } else { cull };
-            self.triangle(c, d, n % 3, (n + 1) % 3, out);
+            if !self.skips(c, d) {
+                self.triangle(c, d, n % 3, (n + 1) % 3, out);
+            }
         }
     }
 
-    /// Triangles `range` of a list whose vertex `i` is `vert(i)`: triangle `k` is vertices
-    /// `3k..3k + 3`, provoking vertex 2; with `cells_from_strip` the odd ones were
+    /// Triangles `range` of a list whose triangle `k` is `tri(k)` (its vertices
+    /// `3k..3k + 3`), provoking vertex 2; with `cells_from_strip` the odd ones were
     /// received from the strip's oldest vertex, index 1 ([`Assembler::cells_from_strip`]).
     fn list<'v>(
         &self,
         cull: CullMode,
         range: std::ops::Range<usize>,
         cells_from_strip: bool,
-        vert: &(impl Fn(usize) -> &'v AsmVertex + Sync),
+        tri: &(impl Fn(usize) -> [&'v AsmVertex; 3] + Sync),
         out: &mut Vec<Shape>,
     ) {
         for k in range {
-            let v = [vert(3 * k), vert(3 * k + 1), vert(3 * k + 2)];
-            self.triangle(cull, v, 2, usize::from(cells_from_strip && k % 2 == 1), out);
+            let v = tri(k);
+            if !self.skips(cull, v) {
+                self.triangle(cull, v, 2, usize::from(cells_from_strip && k % 2 == 1), out);
+            }
         }
     }
 }
@@ -218,7 +232,9 @@ impl Sink<'_> {
     /// received first for this triangle ([`crate::geom::ScreenVertex::first`]).
     fn triangle(&mut self, cull: CullMode, v: [&AsmVertex; 3], provoking: usize, first: usize) {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm, fresh: false };
-        c.triangle(cull, v, provoking, first, &mut self.scratch.pending);
+        if !c.skips(cull, v) {
+            c.triangle(cull, v, provoking, first, &mut self.scratch.pending);
+        }
     }
 
     /// Triangles 2.. of a primed strip's vertices `verts` (see [`TriangleClip::strip`]), in
@@ -236,11 +252,11 @@ impl Sink<'_> {
         cull: CullMode,
         count: usize,
         cells_from_strip: bool,
-        vert: impl Fn(usize) -> &'v AsmVertex + Sync,
+        tri: impl Fn(usize) -> [&'v AsmVertex; 3] + Sync,
     ) {
         let c = TriangleClip { state: &self.state, ts: self.ts, imm: self.imm, fresh: true };
         clip_in_order(self.fork, self.scratch, self.fork.splits(count), 0..count, |r, out| {
-            c.list(cull, r, cells_from_strip, &vert, out)
+            c.list(cull, r, cells_from_strip, &tri, out)
         });
     }
 
@@ -401,10 +417,12 @@ impl Assembler {
         }
         self.index = 0;
         self.prev = prim;
-        let vert = |i: usize| &unique[indices[i] as usize];
-        sink.triangle_list(cull, n / 3, self.cells_from_strip, vert);
-        for (d, i) in self.data.iter_mut().zip(n - 3..n) {
-            *d = *vert(i);
+        // Whole index triples: one bounds check a triangle instead of one an index.
+        let (tris, _) = indices.as_chunks::<3>();
+        let tri = |k: usize| tris[k].map(|i| &unique[i as usize]);
+        sink.triangle_list(cull, n / 3, self.cells_from_strip, tri);
+        for (d, v) in self.data.iter_mut().zip(tri(n / 3 - 1)) {
+            *d = *v;
         }
     }
 
@@ -471,7 +489,8 @@ impl Assembler {
                     // Whole triangles of a fresh list are independent: clipped as a list
                     // (in parallel chunks when long), leaving the ring as the loop would.
                     let n = verts.len() / 3;
-                    sink.triangle_list(cull, n, self.cells_from_strip, |i| &verts[i]);
+                    let (tris, _) = verts.as_chunks::<3>();
+                    sink.triangle_list(cull, n, self.cells_from_strip, |k| tris[k].each_ref());
                     self.data[..3].copy_from_slice(&verts[3 * n - 3..3 * n]);
                     odd = n % 2 == 1;
                     rest = &verts[3 * n..];

@@ -107,7 +107,7 @@ impl ImmVertex {
             fog: self.fog,
             xyw24: None,
         };
-        AsmVertex { p: Projected { c: clip, s: screen, outside: false }, proj_id: 0 }
+        AsmVertex { p: Projected::from_parts(clip, screen, false), proj_id: 0 }
     }
 }
 
