@@ -75,7 +75,7 @@ mod landing;
 use crate::mem::{Memory, Region, RAM_SIZE, SCRATCH_SIZE, VRAM_SIZE};
 use crate::raster::ClipRect;
 use crate::tile::{FbFormat, Tile};
-use landing::{adopt, carried_layout, take_carried, Behind, Landing};
+use landing::{adopt, carried_layout, take_carried, Behind, Landing, Queued};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
@@ -178,35 +178,52 @@ impl<P: Send + Sync + 'static> Binner<P> {
         draw: fn(&P, &mut Tile, &Memory),
         carry: bool,
     ) {
-        let items = self.take();
         let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+        let Some(Banded { items, bands, starts, start }) = self.banded(target, mem, threads, carry, draw) else {
+            return;
+        };
+        let mem_ro: &Memory = mem;
+        let one = |(b, t): (&Band, Option<Tile>)| draw_band(b, t, target, mem_ro, &items, &draw);
+        let work: Vec<(&Band, Option<Tile>)> = bands.iter().zip(start).collect();
+        let run = |work: Vec<(&Band, Option<Tile>)>| work.into_par_iter().map(one).collect::<Vec<Tile>>();
+        // One thread: drawn here; installing on a 1-thread pool from outside it only adds a
+        // round trip to its worker per flush.
+        let tiles: Vec<Tile> = match pool {
+            _ if threads <= 1 => work.into_iter().map(one).collect(),
+            Some(p) => p.install(|| run(work)),
+            None => run(work),
+        };
+        let job = Behind::drawn(bands, starts, *target, draw, tiles);
+        mem.defer(Box::new(Landing::new(job, None)));
+    }
+
+    /// The queued primitives cut into bands, each with the carried tile it draws on
+    /// ([`adopt`]), the queue left empty; every other pending write landed, so the bands
+    /// may copy their rows out. `None` when nothing is left to draw in bands: no
+    /// primitive, or the one sequential band (drawn and written back here).
+    fn banded(
+        &mut self,
+        target: &FbTarget,
+        mem: &mut Memory,
+        threads: usize,
+        carry: bool,
+        draw: fn(&P, &mut Tile, &Memory),
+    ) -> Option<Banded<P>> {
+        let items = self.take();
         let layout = if carry { carried_layout::<P>(mem, target) } else { None };
-        match self.plan(&items, target, threads, layout.as_deref()) {
-            Plan::Empty => {}
+        let (mut bands, starts) = match self.plan(&items, target, threads, layout.as_deref()) {
+            Plan::Bands(bands, starts) => (bands, starts),
+            Plan::Empty => return None,
             Plan::Single(band, overlap) => {
                 mem.settle();
-                draw_single(&band, overlap, target, mem, &items, &draw)
+                draw_single(&band, overlap, target, mem, &items, &draw);
+                return None;
             }
-            Plan::Bands(mut bands, starts) => {
-                let carried = if layout.is_some() { take_carried::<P>(mem) } else { Vec::new() };
-                // Earlier tiles still on their way land before the bands are copied out.
-                mem.settle();
-                let start = adopt(&mut bands, carried, target, mem);
-                let mem_ro: &Memory = mem;
-                let one = |(b, t): (&Band, Option<Tile>)| draw_band(b, t, target, mem_ro, &items, &draw);
-                let work: Vec<(&Band, Option<Tile>)> = bands.iter().zip(start).collect();
-                let run = |work: Vec<(&Band, Option<Tile>)>| work.into_par_iter().map(one).collect::<Vec<Tile>>();
-                // One thread: drawn here; installing on a 1-thread pool from outside it only
-                // adds a round trip to its worker per flush.
-                let tiles: Vec<Tile> = match pool {
-                    _ if threads <= 1 => work.into_iter().map(one).collect(),
-                    Some(p) => p.install(|| run(work)),
-                    None => run(work),
-                };
-                let job = Behind::drawn(bands, starts, *target, draw, tiles);
-                mem.defer(Box::new(Landing::new(job, None)));
-            }
-        }
+        };
+        let carried = if layout.is_some() { take_carried::<P>(mem) } else { Vec::new() };
+        mem.settle();
+        let start = adopt(&mut bands, carried, target, mem);
+        Some(Banded { items, bands, starts, start })
     }
 
     /// The queued primitives, leaving the queue empty with room for the largest batch so
@@ -320,20 +337,10 @@ impl<P: Send + Sync + 'static> Binner<P> {
             return self.flush(target, mem, pool.map(|p| &**p), draw, carry);
         }
         let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-        let items = self.take();
-        let layout = if carry { carried_layout::<P>(mem, target) } else { None };
-        let (mut bands, starts) = match self.plan(&items, target, threads, layout.as_deref()) {
-            Plan::Bands(bands, starts) => (bands, starts),
-            Plan::Empty => return,
-            Plan::Single(band, overlap) => {
-                mem.settle();
-                return draw_single(&band, overlap, target, mem, &items, &draw);
-            }
+        // Earlier tiles not drawn on have landed: the snapshot holds them.
+        let Some(Banded { items, bands, starts, start }) = self.banded(target, mem, threads, carry, draw) else {
+            return;
         };
-        let carried = if layout.is_some() { take_carried::<P>(mem) } else { Vec::new() };
-        // Earlier tiles not drawn on land first; the snapshot then holds them.
-        mem.settle();
-        let start = adopt(&mut bands, carried, target, mem);
         let drawn = Arc::new(AtomicBool::new(false));
         self.drawn = Some(drawn.clone());
         let job = Arc::new(Behind {
@@ -460,6 +467,16 @@ fn extend_starts(layout: &[i32], y_min: i32, y_max: i32, band_rows: i32) -> Vec<
         starts.push(y);
     }
     starts
+}
+
+/// A flush's primitives in bands ([`Binner::banded`]).
+struct Banded<P> {
+    items: Queued<P>,
+    bands: Vec<Band>,
+    /// Where the bands were cut ([`Plan::Bands`]).
+    starts: Vec<i32>,
+    /// Each band's carried tile to draw on.
+    start: Vec<Option<Tile>>,
 }
 
 /// Where a flush's primitives go ([`Binner::plan`]).

@@ -238,7 +238,7 @@ impl Memory {
         if b.written < b.bytes.len() {
             let (at, len) = (b.at + b.written, b.bytes.len() - b.written);
             let ram = self.region_mut_for(Region::Ram, RAM_BASE + at as u32, len as u32);
-            ram[b.at + b.written..b.at + b.bytes.len()].copy_from_slice(&b.bytes[b.written..]);
+            ram[at..at + len].copy_from_slice(&b.bytes[b.written..]);
             b.written = b.bytes.len();
         }
         self.backfill = Some(b);
@@ -346,7 +346,7 @@ impl Memory {
     /// The landing half of [`Memory::settle_for`]: for reads whose bytes in the backfill
     /// were filled on a tighter bound.
     pub fn land_for(&mut self, addr: u32, len: u32) {
-        if self.pending.as_ref().is_some_and(|p| p.overlaps(addr, len)) {
+        if self.pending_overlaps(addr, len) {
             self.settle();
         }
     }

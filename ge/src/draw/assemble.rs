@@ -143,7 +143,7 @@ impl TriangleClip<'_> {
         } else {
             let prov = flat.then_some(&v[provoking].p.c);
             debug_assert!(!self.fresh || v.iter().all(|x| x.proj_id == self.ts.id));
-            if self.fresh || v.iter().all(|x| x.proj_id != 0 && x.proj_id == self.ts.id) {
+            if self.projected_now(v) {
                 clip::clip_triangle_coded(self.ts, [&v[0].p, &v[1].p, &v[2].p], Some(first), prov, cull, &mut push);
                 return;
             }
@@ -159,8 +159,15 @@ impl TriangleClip<'_> {
     #[inline(always)]
     fn skips(&self, cull: CullMode, v: [&AsmVertex; 3]) -> bool {
         !(self.state.through || self.imm)
-            && (self.fresh || v.iter().all(|x| x.proj_id != 0 && x.proj_id == self.ts.id))
+            && self.projected_now(v)
             && clip::draws_nothing(self.ts, [&v[0].p, &v[1].p, &v[2].p], cull)
+    }
+
+    /// Whether the vertices were projected with the current transform (else they are
+    /// projected again before clipping).
+    #[inline(always)]
+    fn projected_now(&self, v: [&AsmVertex; 3]) -> bool {
+        self.fresh || v.iter().all(|x| x.proj_id != 0 && x.proj_id == self.ts.id)
     }
 
     /// Triangles `range` (each at least 2) of a strip's vertices `verts`, the first of
