@@ -6,6 +6,8 @@
 //! Matrix layouts follow the GE: a 4x3 matrix is four 3-float columns (X, Y, Z axes,
 //! translation), a 4x4 matrix is four 4-float columns.
 
+use wide::f32x4;
+
 /// `CVTTSS2SI`: truncation toward zero; NaN and values outside i32 give `i32::MIN`
 /// (the x86 "integer indefinite"), which is what C++ `(int)f` does on x86-64.
 ///
@@ -57,35 +59,47 @@ pub(crate) fn cvtt_u16(f: f32) -> u16 {
     cvtt(f) as u16
 }
 
+/// Column `i` of a 4x3 matrix as lanes (lane 3 is 0).
+#[inline(always)]
+fn column3(m: &[f32; 12], i: usize) -> f32x4 {
+    f32x4::new([m[3 * i], m[3 * i + 1], m[3 * i + 2], 0.0])
+}
+
+/// The first three lanes.
+#[inline(always)]
+fn xyz(r: f32x4) -> [f32; 3] {
+    let a = r.to_array();
+    [a[0], a[1], a[2]]
+}
+
 /// 4x3 matrix times (v, 1): `(c0·x + c1·y) + (c2·z + c3)` per row
-/// [PP `Math3D.h` `Vec3ByMatrix43Internal` SSE path].
+/// [PP `Math3D.h` `Vec3ByMatrix43Internal` SSE path]. The rows are lanes: each lane is the
+/// scalar formula's IEEE operations in its order (no FMA), so the bits are
+/// the per-row formula's (`lane_matrices_equal_the_scalar_ones`). Measured (callgrind,
+/// whole process, 1 thread, against the scalar rows): `render g59dc00.pmo` (36 006
+/// vertices, two 4x3 and two 4x4 products each in the hardware model) 93.3 -> 91.0 M,
+/// 11216 803.4 (hardware) and 738.3 (PPSSPP) from about 821 and 746.8 M.
 #[inline]
 pub(crate) fn mul43(m: &[f32; 12], v: [f32; 3]) -> [f32; 3] {
-    let mut o = [0.0; 3];
-    for (i, out) in o.iter_mut().enumerate() {
-        *out = (m[i] * v[0] + m[3 + i] * v[1]) + (m[6 + i] * v[2] + m[9 + i]);
-    }
-    o
+    let [x, y, z] = v.map(f32x4::splat);
+    xyz((column3(m, 0) * x + column3(m, 1) * y) + (column3(m, 2) * z + column3(m, 3)))
 }
 
-/// 4x3 matrix times (v, 0): `(c0·x + c1·y) + c2·z` [PP `Norm3ByMatrix43Internal` SSE path].
+/// 4x3 matrix times (v, 0): `(c0·x + c1·y) + c2·z` [PP `Norm3ByMatrix43Internal` SSE path],
+/// rows as lanes like [`mul43`].
 #[inline]
 pub(crate) fn norm43(m: &[f32; 12], v: [f32; 3]) -> [f32; 3] {
-    let mut o = [0.0; 3];
-    for (i, out) in o.iter_mut().enumerate() {
-        *out = (m[i] * v[0] + m[3 + i] * v[1]) + m[6 + i] * v[2];
-    }
-    o
+    let [x, y, z] = v.map(f32x4::splat);
+    xyz((column3(m, 0) * x + column3(m, 1) * y) + column3(m, 2) * z)
 }
 
-/// 4x4 matrix times (v, 1): `(c0·x + c1·y) + (c2·z + c3)` [PP `Vec3ByMatrix44Internal` SSE path].
+/// 4x4 matrix times (v, 1): `(c0·x + c1·y) + (c2·z + c3)` [PP `Vec3ByMatrix44Internal` SSE path],
+/// rows as lanes like [`mul43`].
 #[inline]
 pub(crate) fn mul44(m: &[f32; 16], v: [f32; 3]) -> [f32; 4] {
-    let mut o = [0.0; 4];
-    for (i, out) in o.iter_mut().enumerate() {
-        *out = (m[i] * v[0] + m[4 + i] * v[1]) + (m[8 + i] * v[2] + m[12 + i]);
-    }
-    o
+    let c = |i: usize| f32x4::new([m[4 * i], m[4 * i + 1], m[4 * i + 2], m[4 * i + 3]]);
+    let [x, y, z] = v.map(f32x4::splat);
+    ((c(0) * x + c(1) * y) + (c(2) * z + c(3))).to_array()
 }
 
 /// A 4x3 matrix widened to 4x4 (fourth row 0, 0, 0, 1) [PP `ConvertMatrix4x3To4x4`].
@@ -212,6 +226,66 @@ pub(crate) fn is_nan_or_inf(f: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-row formula [`mul43`] computes on lanes.
+    pub(super) fn mul43_plain(m: &[f32; 12], v: [f32; 3]) -> [f32; 3] {
+        std::array::from_fn(|i| (m[i] * v[0] + m[3 + i] * v[1]) + (m[6 + i] * v[2] + m[9 + i]))
+    }
+
+    /// The per-row formula [`norm43`] computes on lanes.
+    fn norm43_plain(m: &[f32; 12], v: [f32; 3]) -> [f32; 3] {
+        std::array::from_fn(|i| (m[i] * v[0] + m[3 + i] * v[1]) + m[6 + i] * v[2])
+    }
+
+    /// The per-row formula [`mul44`] computes on lanes.
+    fn mul44_plain(m: &[f32; 16], v: [f32; 3]) -> [f32; 4] {
+        std::array::from_fn(|i| (m[i] * v[0] + m[4 + i] * v[1]) + (m[8 + i] * v[2] + m[12 + i]))
+    }
+
+    /// Bits equal, or both NaN (which NaN an operation returns when both operands are NaN
+    /// is not fixed by the scalar code either: LLVM may commute an addition).
+    fn same(a: &[f32], b: &[f32]) -> bool {
+        a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+    }
+
+    /// A float from a mix of random bit patterns (NaN, infinities, subnormals), huge and
+    /// tiny magnitudes, signed zeros and ordinary values with fractions.
+    fn any_float() -> impl proptest::strategy::Strategy<Value = f32> {
+        use proptest::prelude::*;
+        prop_oneof![
+            any::<u32>().prop_map(f32::from_bits),
+            (-1.0e4f32..1.0e4),
+            (-2.0f32..2.0),
+            proptest::sample::select(vec![
+                0.0f32,
+                -0.0,
+                1.0,
+                -1.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                3.0e38,
+                -1.0e-40
+            ]),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20000))]
+        /// The lane products equal the per-row formulas bit for bit on any floats.
+        #[test]
+        fn lane_matrices_equal_the_scalar_ones(
+            m in proptest::collection::vec(any_float(), 16),
+            v in proptest::collection::vec(any_float(), 3),
+        ) {
+            let m16: [f32; 16] = m.clone().try_into().unwrap();
+            let m12: [f32; 12] = m[..12].try_into().unwrap();
+            let v: [f32; 3] = v.try_into().unwrap();
+            proptest::prop_assert!(same(&mul43(&m12, v), &mul43_plain(&m12, v)), "{m12:?} {v:?}");
+            proptest::prop_assert!(same(&norm43(&m12, v), &norm43_plain(&m12, v)), "{m12:?} {v:?}");
+            proptest::prop_assert!(same(&mul44(&m16, v), &mul44_plain(&m16, v)), "{m16:?} {v:?}");
+        }
+    }
 
     #[test]
     fn cvtt_is_x86() {
