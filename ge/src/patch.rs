@@ -623,13 +623,9 @@ pub fn tessellate(params: &PatchParams, control: &[Vertex]) -> Tessellation {
 /// when `split` (same output: each vertex is computed from its own step alone).
 pub fn tessellate_split(params: &PatchParams, control: &[Vertex], split: bool) -> Tessellation {
     let prim = params.primitive();
-    let Some(s) = Surface::new(params, control.len()) else {
+    let Some(Setup { s, control, wu, wv }) = Setup::new(params, control) else {
         return Tessellation { vertices: Vec::new(), indices: Vec::new(), prim };
     };
-    let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
-    let control = &control[..n];
-
-    let (wu, wv) = weights(params, &s);
 
     let tex = params.has_texcoord;
     let pos_s: Vec<f32x4> =
@@ -684,6 +680,25 @@ pub fn tessellate_split(params: &PatchParams, control: &[Vertex], split: bool) -
 }
 
 /// The basis tables along u and v.
+/// What every evaluation of a surface starts from: its shape, the control points it
+/// reads (the first `u_count · v_count`) and the basis weights of both axes; `None` when
+/// the surface draws nothing.
+struct Setup<'c> {
+    s: Surface,
+    control: &'c [Vertex],
+    wu: Vec<Weight>,
+    wv: Vec<Weight>,
+}
+
+impl<'c> Setup<'c> {
+    fn new(params: &PatchParams, control: &'c [Vertex]) -> Option<Setup<'c>> {
+        let s = Surface::new(params, control.len())?;
+        let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
+        let (wu, wv) = weights(params, &s);
+        Some(Setup { s, control: &control[..n], wu, wv })
+    }
+}
+
 fn weights(params: &PatchParams, s: &Surface) -> (Vec<Weight>, Vec<Weight>) {
     match params.kind {
         PatchKind::Bezier => (basis::bezier_weights(s.tess_u as u32), basis::bezier_weights(s.tess_v as u32)),

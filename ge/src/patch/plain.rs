@@ -33,12 +33,9 @@ fn sample_rows<const N: usize>(attr: &[[f32; N]], rows: &[usize; 4], w: &[f32; 4
 /// [`tessellate`] through the scalar evaluation.
 pub(super) fn tessellate_plain(params: &PatchParams, control: &[Vertex]) -> Tessellation {
     let prim = params.primitive();
-    let Some(s) = Surface::new(params, control.len()) else {
+    let Some(Setup { s, control, wu, wv }) = Setup::new(params, control) else {
         return Tessellation { vertices: Vec::new(), indices: Vec::new(), prim };
     };
-    let n = (params.u_count & 0xFF) as usize * (params.v_count & 0xFF) as usize;
-    let control = &control[..n];
-    let (wu, wv) = weights(params, &s);
     let pos: Vec<[f32; 3]> = control.iter().map(|v| v.pos).collect();
     let tex: Vec<[f32; 2]> = control.iter().map(|v| v.uv).collect();
     let col: Vec<[f32; 4]> = control.iter().map(|v| v.color.map(|c| params.rule.unit(c))).collect();
