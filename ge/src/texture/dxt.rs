@@ -270,7 +270,7 @@ mod tests {
     fn third_is_division_by_3() {
         for a in 0..2048u64 {
             for b in [0, 1, 2, 255, 744, 1000, 2047, a] {
-                assert_eq!(third(a | b << 32), (a / 3 & 0xFF) | (b / 3 & 0xFF) << 32, "{a} {b}");
+                assert_eq!(third(a | b << 32), ((a / 3) & 0xFF) | ((b / 3) & 0xFF) << 32, "{a} {b}");
             }
         }
     }
