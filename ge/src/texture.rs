@@ -56,9 +56,9 @@ macro_rules! dispatch_format {
             TexFormat::Clut8 => $m!(format::FClut8),
             TexFormat::Clut16 => $m!(format::FClut16),
             TexFormat::Clut32 => $m!(format::FClut32),
-            TexFormat::Dxt1 => $m!(format::FDxt1),
-            TexFormat::Dxt3 => $m!(format::FDxt3),
-            TexFormat::Dxt5 => $m!(format::FDxt5),
+            TexFormat::Dxt1 => $m!(dxt::FDxt1),
+            TexFormat::Dxt3 => $m!(dxt::FDxt3),
+            TexFormat::Dxt5 => $m!(dxt::FDxt5),
             TexFormat::Invalid(_) => $m!(format::FInvalid),
         }
     };

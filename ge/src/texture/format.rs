@@ -5,7 +5,6 @@
 //! `filter.rs` are monomorphised per format: the format is matched once per quad, never
 //! per texel (ge-reference.md §10.1–§10.3).
 
-use super::dxt;
 use crate::cmd::fields::ClutFormatArg;
 use crate::mem::{Memory, Region};
 
@@ -313,15 +312,18 @@ impl<'a> LevelSrc<'a> {
     #[inline(always)]
     pub fn bytes4<const N: usize>(&self, off: [u32; 4]) -> [[u8; N]; 4] {
         let last = off[0].max(off[1]).max(off[2].max(off[3])) as usize;
+        // Loops, not `array::map` (whose `try_map` stayed a call in the CLUT taps).
+        let mut out = [[0u8; N]; 4];
         if last < self.data.len().saturating_sub(N - 1) {
-            off.map(|o| {
-                let mut b = [0u8; N];
+            for (b, &o) in out.iter_mut().zip(&off) {
                 b.copy_from_slice(&self.data[o as usize..o as usize + N]);
-                b
-            })
+            }
         } else {
-            off.map(|o| self.bytes::<N>(o))
+            for (b, &o) in out.iter_mut().zip(&off) {
+                *b = self.bytes::<N>(o);
+            }
         }
+        out
     }
 
     /// [`LevelSrc::offset`] of four texels, the row and column terms as lanes.
@@ -370,6 +372,20 @@ impl<'a> LevelSrc<'a> {
         match self.table {
             Some(t) if self.clut_level == 0 => t.wide[raw as usize],
             _ => spread(self.lookup(raw as u32)),
+        }
+    }
+
+    /// The taps of four CLUT4/CLUT8 texel values in [`Format::taps`] order: the first
+    /// [`LevelSrc::entry_wide`], the rest [`LevelSrc::entry_wide0`], the table chosen once.
+    #[inline(always)]
+    fn entries_wide4(&self, raw: [u8; 4]) -> [u64; 4] {
+        match self.table {
+            Some(t) if self.clut_level == 0 => {
+                [t.wide[raw[0] as usize], t.wide[raw[1] as usize], t.wide[raw[2] as usize], t.wide[raw[3] as usize]]
+            }
+            _ => {
+                [self.entry_wide(raw[0]), self.entry_wide0(raw[1]), self.entry_wide0(raw[2]), self.entry_wide0(raw[3])]
+            }
         }
     }
 
@@ -464,6 +480,25 @@ pub fn tap_offsets(terms: &[[u32; 4]; 4], i: usize) -> [u32; 4] {
     [r0[i].wrapping_add(c0[i]), r0[i].wrapping_add(c1[i]), r1[i].wrapping_add(c0[i]), r1[i].wrapping_add(c1[i])]
 }
 
+/// The last DXT1 block the bilinear taps decoded: its byte offset in the level, its bytes
+/// and its colours ([`super::dxt::dxt1_palette`]). The lanes of a quad (and the fragments
+/// of a span row) mostly read the same block; the memo lives while the level's memory is
+/// borrowed, so an equal offset means equal bytes. The default offset is one no tap has
+/// (texel coordinates are at most 511 and buffer widths 0x7FF: block offsets stay below
+/// 2^20).
+#[derive(Clone, Copy)]
+pub struct BlockMemo {
+    pub(super) at: u32,
+    pub(super) block: [u8; 8],
+    pub(super) colours: [u64; 4],
+}
+
+impl Default for BlockMemo {
+    fn default() -> Self {
+        BlockMemo { at: u32::MAX, block: [0; 8], colours: [0; 4] }
+    }
+}
+
 /// One texture format: how to fetch texel (u, v) of a level.
 pub trait Format {
     /// The reference fetch.
@@ -504,9 +539,16 @@ pub trait Format {
 
     /// The four taps of a bilinear lane, `[(u0, v0), (u1, v0), (u0, v1), (u1, v1)]` at
     /// byte offsets `off`: the first with the level's palette offset, the rest without,
-    /// as `filter::bilinear_at` reads them.
+    /// as `filter::bilinear_at` reads them. `memo` is DXT1's last decoded block (others
+    /// leave it alone).
     #[inline(always)]
-    fn taps(src: &LevelSrc, off: [u32; 4], (u0, u1): (u32, u32), (v0, v1): (u32, u32)) -> [u64; 4] {
+    fn taps(
+        src: &LevelSrc,
+        off: [u32; 4],
+        (u0, u1): (u32, u32),
+        (v0, v1): (u32, u32),
+        _memo: &mut BlockMemo,
+    ) -> [u64; 4] {
         [
             Self::tap_at::<true>(src, off[0], u0, v0),
             Self::tap_at::<false>(src, off[1], u1, v0),
@@ -524,9 +566,6 @@ pub struct FClut4;
 pub struct FClut8;
 pub struct FClut16;
 pub struct FClut32;
-pub struct FDxt1;
-pub struct FDxt3;
-pub struct FDxt5;
 pub struct FInvalid;
 
 #[inline]
@@ -638,6 +677,14 @@ impl Format for FClut4 {
             src.entry_wide0(raw)
         }
     }
+    /// The four bytes read with one range check ([`LevelSrc::bytes4`]), the table chosen
+    /// once ([`LevelSrc::entries_wide4`]).
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], (u0, u1): (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
+        let [[b0], [b1], [b2], [b3]] = src.bytes4::<1>(off);
+        let (s0, s1) = ((u0 & 1) * 4, (u1 & 1) * 4);
+        src.entries_wide4([(b0 >> s0) & 15, (b1 >> s1) & 15, (b2 >> s0) & 15, (b3 >> s1) & 15])
+    }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
         src.lookup(clut4_raw(src, u, v) as u32)
@@ -665,6 +712,12 @@ impl Format for FClut8 {
         } else {
             src.entry_wide0(raw)
         }
+    }
+    /// As `FClut4::taps`.
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], _: (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
+        let [[b0], [b1], [b2], [b3]] = src.bytes4::<1>(off);
+        src.entries_wide4([b0, b1, b2, b3])
     }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
@@ -707,7 +760,7 @@ impl Format for FClut32 {
 /// Byte offset of the 4x4 block holding (u, v): rows of bufw/4 blocks. Swizzling does not
 /// apply to DXT [PP SamplerX86.cpp Jit_GetDXT1Color, Jit_PrepareDataDXTOffsets].
 #[inline]
-fn dxt_block(src: &LevelSrc, u: u32, v: u32, block_bytes: u32) -> u32 {
+pub(super) fn dxt_block(src: &LevelSrc, u: u32, v: u32, block_bytes: u32) -> u32 {
     dxt_row(src, v, block_bytes).wrapping_add(dxt_col(u, block_bytes))
 }
 
@@ -723,60 +776,6 @@ fn dxt_row(src: &LevelSrc, v: u32, block_bytes: u32) -> u32 {
     (v >> 2).wrapping_mul(src.bufw >> 2).wrapping_mul(block_bytes)
 }
 
-impl Format for FDxt1 {
-    const ADDR: Addr = Addr::Block(8);
-    #[inline(always)]
-    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, v: u32) -> u64 {
-        spread(dxt::dxt1_texel(&src.bytes::<8>(off), u & 3, v & 3))
-    }
-    /// The block's four colours are decoded once for the taps that share it (usually all
-    /// four): [`dxt::dxt1_palette`], equal to [`dxt::dxt1_texel`] per index.
-    #[inline(always)]
-    fn taps(src: &LevelSrc, off: [u32; 4], (u0, u1): (u32, u32), (v0, v1): (u32, u32)) -> [u64; 4] {
-        let uv = [(u0, v0), (u1, v0), (u0, v1), (u1, v1)];
-        let mut at = off[0];
-        let mut block = src.bytes::<8>(at);
-        let mut colours = dxt::dxt1_palette(&block);
-        let mut out = [0u64; 4];
-        // A loop, not `array::from_fn` (whose closure stayed a call per tap).
-        for i in 0..4 {
-            if off[i] != at {
-                at = off[i];
-                block = src.bytes::<8>(at);
-                colours = dxt::dxt1_palette(&block);
-            }
-            let (u, v) = uv[i];
-            out[i] = colours[dxt::dxt_index(&block, u, v)];
-        }
-        out
-    }
-    #[inline]
-    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
-        dxt::dxt1_texel(&src.bytes::<8>(dxt_block(src, u, v, 8)), u & 3, v & 3)
-    }
-}
-impl Format for FDxt3 {
-    const ADDR: Addr = Addr::Block(16);
-    #[inline(always)]
-    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, v: u32) -> u64 {
-        spread(dxt::dxt3_texel(&src.bytes::<16>(off), u & 3, v & 3))
-    }
-    #[inline]
-    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
-        dxt::dxt3_texel(&src.bytes::<16>(dxt_block(src, u, v, 16)), u & 3, v & 3)
-    }
-}
-impl Format for FDxt5 {
-    const ADDR: Addr = Addr::Block(16);
-    #[inline(always)]
-    fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, u: u32, v: u32) -> u64 {
-        spread(dxt::dxt5_texel(&src.bytes::<16>(off), u & 3, v & 3))
-    }
-    #[inline]
-    fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
-        dxt::dxt5_texel(&src.bytes::<16>(dxt_block(src, u, v, 16)), u & 3, v & 3)
-    }
-}
 impl Format for FInvalid {
     const ADDR: Addr = Addr::Bits(32);
     #[inline(always)]

@@ -39,6 +39,21 @@
 //! 7.3 -> 3.3 M). The separate row and column terms do not pay on 16131's bilinear CLUT4
 //! draws (shader 20.4 -> 21.4 M): they are kept for the shared code path.
 //!
+//! The bilinear lanes weigh their taps together as sixteen 16-bit lanes
+//! (`filter::weigh4`, vectorised, instead of one u64 SWAR sum per lane), CLUT4/CLUT8 taps
+//! read a lane's four bytes with one range check and choose the palette table once
+//! (`LevelSrc::entries_wide4`), DXT1 lanes keep the last decoded block from lane to lane
+//! (`format::BlockMemo`) and decode it in SWAR (`dxt::dxt1_palette`). Measured
+//! (callgrind, `frametests --filter D --bench --runs 1 --threads 1`, whole process,
+//! 1b92f9d against these), hardware model: 21763 1 027.3 -> 1 003.9 M (this module's
+//! single-level shaders 184.8 -> 163.3 M inclusive, mipmapped 202.8 -> 199.4 M), 19960
+//! 811.7 -> 806.0 M, nba-2k12 252.1 -> 247.5 M; PPSSPP model: 21763 1 030.3 -> 1 007.9 M,
+//! 20204 135.3 -> 131.3 M, 15826 95.5 -> 94.6 M, 16131 125.9 -> 125.8 M. Not kept:
+//! extracting the 16-bit lanes with shifts (scalar code: 21763 +11 %); resolving levels
+//! 1–7 once per shader and carrying the DXT1 memo from quad to quad (21763 a further
+//! -0.4 %, but the shader grew past 128 bytes and every move became a `memcpy`: 19960
+//! +1 %).
+//!
 //! Nearest lanes fetch their four texels through [`Format::fetch4`]: the common formats
 //! (4444, 5551, 565, 8888, CLUT4, CLUT8) address the four as lanes and read them with one
 //! range check for all four (`LevelSrc::bytes4`), the CLUT table chosen once; the texel
@@ -52,9 +67,9 @@
 //! 137.9 -> 137.6 M.
 
 use super::filter::{self, Level};
-use super::format::{self, Format};
+use super::format::{self, BlockMemo, Format};
 use super::func::{self, TexFunc};
-use super::{lod, TexFormat, TextureState};
+use super::{dxt, lod, TexFormat, TextureState};
 use crate::geom::Quad;
 use crate::mem::Memory;
 
@@ -159,7 +174,7 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
     // shader measured 4 % more instructions on 16131 (callgrind).
     let l = &sh.level;
     let texels = if LINEAR {
-        filter::bilinear4::<F>(l, s, t, q.mask)
+        filter::bilinear4::<F>(l, s, t, q.mask, &mut BlockMemo::default())
     } else {
         // Every lane is fetched (uncovered ones too: their texel coordinates are wrapped or
         // clamped like the others', and their colours are never read).
@@ -174,7 +189,7 @@ fn constant<F: Format, const LINEAR: bool, const FUNC: u8>(sh: &QuadShader, q: &
 #[inline(always)]
 fn filter_lanes<F: Format>(l: &Level, s: &[f32; 4], t: &[f32; 4], mask: u8, linear: bool) -> [[u8; 4]; 4] {
     if linear {
-        return filter::bilinear4::<F>(l, *s, *t, mask);
+        return filter::bilinear4::<F>(l, *s, *t, mask, &mut BlockMemo::default());
     }
     F::fetch4(&l.src, l.u.nearest4(*s), l.v.nearest4(*t))
 }
@@ -243,13 +258,14 @@ fn span<F: Format, const LINEAR: bool, const FUNC: u8>(
     let mut outs = out.chunks_exact_mut(4);
     let mut runs = coords.chunks_exact(4);
     let (prim4, sec4) = ([prim; 4], [[secondary[0], secondary[1], secondary[2], 0]; 4]);
+    let mut memo = BlockMemo::default();
     for (o, c) in (&mut outs).zip(&mut runs) {
         let (mut s, mut t) = ([0f32; 4], [0f32; 4]);
         for i in 0..4 {
             (s[i], t[i]) = st.normalise(c[i].0, c[i].1);
         }
         let texels = if LINEAR {
-            filter::bilinear4::<F>(l, s, t, 0xF)
+            filter::bilinear4::<F>(l, s, t, 0xF, &mut memo)
         } else {
             F::fetch4(&l.src, l.u.nearest4(s), l.v.nearest4(t))
         };

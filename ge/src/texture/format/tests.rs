@@ -1,3 +1,4 @@
+use super::super::dxt::{FDxt1, FDxt3, FDxt5};
 use super::*;
 
 #[test]
