@@ -126,6 +126,8 @@ impl ColourPlane {
 pub struct PlaneSetup {
     /// The start vertex: its index and position in 1/16 px.
     s: usize,
+    /// The other two vertices, `(s + 1) % 3` and `(s + 2) % 3`.
+    ab: (usize, usize),
     start: (i32, i32),
     /// Edges from the start vertex to the next two, in 1/16 px (33-bit values).
     xa: i64,
@@ -152,6 +154,7 @@ impl PlaneSetup {
         let recip = if area == 0 { 0 } else { (1i128 << (AREA_RECIP_BITS + e)).div_euclid(den) };
         PlaneSetup {
             s,
+            ab: (a, b),
             start: p[s],
             xa,
             ya,
@@ -181,8 +184,7 @@ impl PlaneSetup {
     /// The plane of channel values `c` at the setup's vertices. A channel equal at all
     /// three vertices has zero gradients, so no products are taken for it.
     pub fn channel(&self, c: [u8; 3]) -> ColourPlane {
-        let s = self.s;
-        let (a, b) = ((s + 1) % 3, (s + 2) % 3);
+        let (s, (a, b)) = (self.s, self.ab);
         let (ca, cb) = (c[a] as i64 - c[s] as i64, c[b] as i64 - c[s] as i64);
         let (dx, dy) = if ca == 0 && cb == 0 {
             (0, 0)
