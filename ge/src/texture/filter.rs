@@ -218,10 +218,36 @@ fn cvt_rne4(x: [f32; 4]) -> [i32; 4] {
     }
 }
 
-/// [`cvt_floor`] on four lanes: without a branch per lane when all are below 2^22 (the
-/// rounded value, one less where it is above x).
+/// [`cvt_floor`] on four lanes. On x86-64: the truncation (`CVTTPS2DQ`, `i32::MIN` for
+/// NaN and out of range, as [`cvt_floor`]), one less where it lies above x, except in
+/// those `i32::MIN` lanes (a value with a fraction is below 2^23, so the step never
+/// meets them otherwise). Elsewhere without a branch per lane when all are below 2^22
+/// (the rounded value, one less where it is above x). Checked against [`cvt_floor`] by
+/// `lane_coordinates_equal_the_scalar_ones` and `cvt_floor4_equals_cvt_floor`. The
+/// instruction form against the range test and rounding (callgrind, 1 thread, hardware
+/// model, whole process): 21763 992.4 -> 970.1 M, 19960 784.5 -> 769.3 M, nba-2k12
+/// 247.3 -> 241.8 M.
 #[inline(always)]
 fn cvt_floor4(x: [f32; 4]) -> [i32; 4] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use wide::{f32x4, i32x4};
+        let v = f32x4::from(x);
+        let t = v.fast_trunc_int();
+        let above: i32x4 = bytemuck::cast(t.round_float().simd_gt(v));
+        let indefinite = t.simd_eq(i32x4::splat(i32::MIN));
+        (t + (above & !indefinite)).to_array()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        cvt_floor4_portable(x)
+    }
+}
+
+/// [`cvt_floor4`] in portable Rust.
+#[inline(always)]
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn cvt_floor4_portable(x: [f32; 4]) -> [i32; 4] {
     if all_small(x) {
         x.map(|v| {
             let r = rne_small(v);
@@ -470,6 +496,46 @@ mod tests {
             });
             assert_eq!(cvtt4(v), v.map(cvtt), "{v:?}");
             assert_eq!(cvtt4_portable(v), v.map(cvtt), "{v:?}");
+        }
+    }
+
+    /// Both forms of the four-lane floor equal [`cvt_floor`] on random bit patterns and
+    /// the edges of the i32 range and of the fraction range.
+    #[test]
+    fn cvt_floor4_equals_cvt_floor() {
+        let edge = [
+            2147483520.0f32,
+            2147483648.0,
+            -2147483648.0,
+            -2147483904.0,
+            -0.5,
+            0.5,
+            -1.0,
+            -0.0,
+            8388607.5,
+            -8388607.5,
+            -4194303.5,
+            f32::NAN,
+            f32::NEG_INFINITY,
+        ];
+        let mut x = 0x9E37_79B9u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for round in 0..100_000 {
+            let v: [f32; 4] = std::array::from_fn(|i| {
+                let r = next();
+                match (round + i) % 3 {
+                    0 => f32::from_bits(r),
+                    1 => edge[r as usize % edge.len()],
+                    _ => (r as i32) as f32 / 1024.0,
+                }
+            });
+            assert_eq!(cvt_floor4(v), v.map(cvt_floor), "{v:?}");
+            assert_eq!(cvt_floor4_portable(v), v.map(cvt_floor), "{v:?}");
         }
     }
 
