@@ -473,27 +473,34 @@ mod tests {
         }
     }
 
-    /// Both forms of the four-lane truncation equal [`cvtt`] on random bit patterns
-    /// (NaN, infinities, huge and tiny values) and the edges of the i32 range.
-    #[test]
-    fn cvtt4_equals_cvtt() {
-        let edge = [2147483520.0f32, 2147483648.0, -2147483648.0, -2147483904.0, -0.5, 0.5, -1.0, 4194303.5];
-        let mut x = 0x2545_F491u32;
-        let mut next = || {
+    /// 100 000 quads of floats from xorshift `seed`: lanes in turn a random bit pattern
+    /// (NaN, infinities, huge and tiny values), one of `edge`, or a random i32 / 1024.
+    fn random_quads(seed: u32, edge: &[f32]) -> impl Iterator<Item = [f32; 4]> + '_ {
+        let mut x = seed;
+        let mut next = move || {
             x ^= x << 13;
             x ^= x >> 17;
             x ^= x << 5;
             x
         };
-        for round in 0..100_000 {
-            let v: [f32; 4] = std::array::from_fn(|i| {
+        (0..100_000usize).map(move |round| {
+            std::array::from_fn(|i| {
                 let r = next();
                 match (round + i) % 3 {
                     0 => f32::from_bits(r),
                     1 => edge[r as usize % edge.len()],
                     _ => (r as i32) as f32 / 1024.0,
                 }
-            });
+            })
+        })
+    }
+
+    /// Both forms of the four-lane truncation equal [`cvtt`] on random bit patterns
+    /// (NaN, infinities, huge and tiny values) and the edges of the i32 range.
+    #[test]
+    fn cvtt4_equals_cvtt() {
+        let edge = [2147483520.0f32, 2147483648.0, -2147483648.0, -2147483904.0, -0.5, 0.5, -1.0, 4194303.5];
+        for v in random_quads(0x2545_F491, &edge) {
             assert_eq!(cvtt4(v), v.map(cvtt), "{v:?}");
             assert_eq!(cvtt4_portable(v), v.map(cvtt), "{v:?}");
         }
@@ -518,22 +525,7 @@ mod tests {
             f32::NAN,
             f32::NEG_INFINITY,
         ];
-        let mut x = 0x9E37_79B9u32;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        };
-        for round in 0..100_000 {
-            let v: [f32; 4] = std::array::from_fn(|i| {
-                let r = next();
-                match (round + i) % 3 {
-                    0 => f32::from_bits(r),
-                    1 => edge[r as usize % edge.len()],
-                    _ => (r as i32) as f32 / 1024.0,
-                }
-            });
+        for v in random_quads(0x9E37_79B9, &edge) {
             assert_eq!(cvt_floor4(v), v.map(cvt_floor), "{v:?}");
             assert_eq!(cvt_floor4_portable(v), v.map(cvt_floor), "{v:?}");
         }
