@@ -401,8 +401,8 @@ const BANDS_PER_THREAD: u64 = 4;
 const MIN_BAND_ROWS: i32 = 2;
 
 /// The first row of every band and, last, the row after the last one, covering rows
-/// `y_min..=y_max` of the clamped bounds `live`. One thread: bands of `band_rows` rows
-/// aligned to multiples of it. More threads: bands of at most `band_rows` rows cut where
+/// `y_min..=y_max` of the clamped bounds `live`. One thread: cuts at the multiples of
+/// `band_rows` (bands of `band_rows` rows but the first and last). More threads: bands of at most `band_rows` rows cut where
 /// the estimated cost (set-up plus half the bounding box's pixels, spread over each
 /// primitive's rows) reaches an even share of [`BANDS_PER_THREAD`] bands per thread, so a
 /// frame whose primitives crowd into a few rows still keeps every thread busy (g59dc00:
@@ -410,9 +410,17 @@ const MIN_BAND_ROWS: i32 = 2;
 /// than 1). Band edges change where a primitive is cut, never what it draws.
 fn band_starts(live: &[(ClipRect, u32)], y_min: i32, y_max: i32, band_rows: i32, threads: usize) -> Vec<i32> {
     if threads <= 1 || band_rows <= MIN_BAND_ROWS {
-        let (first, last) = (y_min.div_euclid(band_rows), y_max.div_euclid(band_rows));
-        let mut starts: Vec<i32> = (first..=last).map(|b| b * band_rows).collect();
-        starts.push(((last + 1) * band_rows).min(MAX_COORD + 1));
+        // Cut at multiples of `band_rows`, but start at `y_min` and end after `y_max`: the
+        // rows beside the bounds may be another buffer's (a depth buffer right below the
+        // drawn rows), which a band copied out and wrote back stale over that buffer's
+        // new bytes, on one thread only (`bands_stay_inside_the_bounds`).
+        let mut starts = vec![y_min];
+        let mut y = (y_min.div_euclid(band_rows) + 1) * band_rows;
+        while y <= y_max {
+            starts.push(y);
+            y += band_rows;
+        }
+        starts.push(y_max + 1);
         return starts;
     }
     // Cost per row (16ths of a pixel), through a difference array.

@@ -141,7 +141,11 @@ fn crowded_rows_are_cut_into_balanced_bands() {
         }
     };
     let one = bin(1);
-    assert!(one.iter().all(|&(y0, rows)| y0 % 16 == 0 && rows == 16), "{one:?}");
+    let (y_min, y_max) = (ps.iter().map(|p| p.r.y0).min(), ps.iter().map(|p| p.r.y1).max());
+    assert_eq!(one.first().map(|b| b.0), y_min, "{one:?}");
+    assert_eq!(one.last().map(|b| b.0 + b.1 - 1), y_max, "{one:?}");
+    assert!(one.iter().skip(1).all(|&(y0, _)| y0 % 16 == 0), "{one:?}");
+    assert!(one.iter().all(|&(_, rows)| (1..=16).contains(&rows)), "{one:?}");
     let two = bin(2);
     let crowded = two.iter().filter(|&&(y0, rows)| y0 < 112 && y0 + rows > 100).count();
     assert!(crowded >= 4, "{two:?}");
@@ -150,6 +154,27 @@ fn crowded_rows_are_cut_into_balanced_bands() {
     let want = reference(&ps, &t);
     for threads in [1, 2, 3] {
         assert!(run(&ps, &t, threads, 16) == want, "{threads} threads");
+    }
+}
+
+#[test]
+fn bands_stay_inside_the_bounds() {
+    // A depth buffer right below row 99 of the colour buffer, and primitives in rows
+    // 5..=99: a band reaching row 100 copies the depth buffer's first rows out as colour
+    // and writes them back over what the first band drew there. Every band count gives
+    // the reference's bytes (depth written after colour, as `write_back` does).
+    let mut t = target(512);
+    t.depth_addr = t.color_addr + 100 * 512 * 4;
+    let ps: Vec<Prim> = prims(200, 99, 450)
+        .into_iter()
+        .map(|p| {
+            let (y0, y1) = (5 + p.r.y0 % 95, (5 + p.r.y0 % 95 + p.r.y1 - p.r.y0).min(99));
+            Prim { r: ClipRect { y0, y1, ..p.r }, ..p }
+        })
+        .collect();
+    let want = reference(&ps, &t);
+    for (threads, rows) in [(1, 16), (1, 64), (1, 7), (2, 16), (2, 64), (3, 5)] {
+        assert!(run(&ps, &t, threads, rows) == want, "{threads} threads, {rows} rows");
     }
 }
 
