@@ -66,9 +66,19 @@ use crate::tile::{FbFormat, Tile};
 use crate::transform::TransformState;
 use crate::vertex::{self, Persist, VertexLayout};
 
-/// Rows per render band. 16 rows give 17 bands for a 272-line frame: enough to balance
-/// two to eight threads while keeping per-band setup small.
-pub const BAND_ROWS: i32 = 16;
+/// Most rows in a render band: the height of one thread's aligned bands, and the cap on
+/// the cost-balanced bands of several threads (`crate::bin::band_starts`, which cuts where
+/// each band holds an even share of the work, so 8 threads still get 32 bands).
+///
+/// A primitive is set up again in every band it touches, so short bands repeat the
+/// set-up of small triangles (19960's 60 k triangles were set up 76 k times in 16-row
+/// bands). Callgrind, 1 thread, whole `frametests --bench --runs 1`, 16 -> 32 -> 64 rows:
+/// 19960 hardware 769.2 -> 750.2 -> 743.0 M, 21763 PPSSPP 992.9 -> 978.8 -> 971.3 M,
+/// 21763 hardware 970.1 -> 951.7 -> 943.0 M, 15826 PPSSPP 94.8 -> 94.0 -> 93.8 M; one
+/// frame of g59dc00 55.6 -> 55.2 -> 55.3 M. Simulated D1 misses (callgrind
+/// `--cache-sim=yes`, 19960) stay level (2.87 -> 2.84 -> 2.86 M): a 64-row band of a
+/// 512-pixel 32-bit target with depth is 192 KiB, inside L2.
+pub const BAND_ROWS: i32 = 64;
 
 /// Estimated raster work (pixels, [`crate::bin::Binner::cost`]) binned before the
 /// hardware model rasterizes behind the front end without being asked
