@@ -252,7 +252,23 @@ pub(crate) struct QuadPlanes {
 impl QuadPlanes {
     /// The planes of triangle `v` under `setup`; `shade0`/`shade1`: whether the primary /
     /// secondary colour is interpolated (not flat).
+    #[cfg(test)]
     pub(crate) fn new(v: &[ScreenVertex; 3], setup: &RasterSetup, shade0: bool, shade1: bool) -> QuadPlanes {
+        let mut slot = None;
+        QuadPlanes::build(&mut slot, v, setup, shade0, shade1);
+        slot.unwrap_or_else(|| unreachable!())
+    }
+
+    /// [`QuadPlanes::new`] built in `slot` (returned by value, the 0x1b8 bytes were copied
+    /// twice on the way into the triangle). Channels equal at all three vertices are found
+    /// from the colour words at once and skip the plane set-up.
+    pub(crate) fn build(
+        slot: &mut Option<QuadPlanes>,
+        v: &[ScreenVertex; 3],
+        setup: &RasterSetup,
+        shade0: bool,
+        shade1: bool,
+    ) {
         let pts = [(v[0].x.0, v[0].y.0), (v[1].x.0, v[1].y.0), (v[2].x.0, v[2].y.0)];
         let s = match [v[0].first, v[1].first, v[2].first] {
             [true, false, false] => 0,
@@ -264,7 +280,7 @@ impl QuadPlanes {
         let setup_planes = PlaneSetup::new(&pts, s);
         let half = setup.triangle.sample.offset();
         let bx = pixel_box(&pts, &setup.clip);
-        let mut q = QuadPlanes {
+        let q = slot.insert(QuadPlanes {
             start: (pts[s].0 as i64, pts[s].1 as i64),
             grads: [(0, 0, 0); 7],
             half,
@@ -274,21 +290,39 @@ impl QuadPlanes {
             fixed: [0; 2],
             n: [0; 2],
             lanes: [LanePlane::NONE; 7],
-        };
+        });
         let mut k = 0;
-        for (colour, shaded, channels) in [(0, shade0, 0..4), (1, shade1, 4..7)] {
+        let words = |w: [u32; 3]| (w[s], (w[0] ^ w[1]) | (w[0] ^ w[2]));
+        let c0 = words(v.each_ref().map(|v| u32::from_le_bytes(v.color0)));
+        let c1 = words(v.each_ref().map(|v| {
+            let [r, g, b] = v.color1;
+            u32::from_le_bytes([r, g, b, 0])
+        }));
+        for (colour, shaded, (start, differ), ch0) in [(0, shade0, c0, 0), (1, shade1, c1, 4)] {
             if !shaded {
                 continue;
             }
-            for ch in channels {
+            // The channels equal at the three vertices: constants (zero gradients).
+            let mut same = !0u32;
+            for byte in 0..4 {
+                if differ & (0xFF << (8 * byte)) != 0 {
+                    same &= !(0xFF << (8 * byte));
+                }
+            }
+            q.fixed[colour] = (start & same) as i32;
+            for ch in ch0..ch0 + if colour == 0 { 4 } else { 3 } {
+                let shift = 8 * (ch as u32 % 4);
                 let c = if ch < 4 {
                     [v[0].color0[ch], v[1].color0[ch], v[2].color0[ch]]
                 } else {
                     [v[0].color1[ch - 4], v[1].color1[ch - 4], v[2].color1[ch - 4]]
                 };
+                if (differ >> shift) & 0xFF == 0 {
+                    q.grads[ch] = ((c[s] as i64) << COLOUR_GRADIENT_BITS, 0, 0);
+                    continue;
+                }
                 let p = setup_planes.channel(c);
                 q.grads[ch] = (p.c, p.dx, p.dy);
-                let shift = 8 * (ch as u32 % 4);
                 if p.dx == 0 && p.dy == 0 {
                     q.fixed[colour] |= (c[s] as i32) << shift;
                 } else {
@@ -299,7 +333,6 @@ impl QuadPlanes {
                 }
             }
         }
-        q
     }
 
     /// The packed colour (a byte per channel, little-endian) of the four lanes of the quad

@@ -106,10 +106,21 @@ proptest! {
         colour1 in prop::array::uniform3(prop_oneof![Just([0u8; 3]), any::<[u8; 3]>()]),
         (persp, textured, hardware, flat) in (any::<bool>(), any::<bool>(), any::<bool>(), prop::bool::weighted(0.1)),
         collinear in prop::bool::weighted(0.05),
+        coincident in 0usize..12,
+        on_sample in prop::bool::weighted(0.5),
     ) {
         let mut xy = xy;
         if collinear {
             xy[2] = (2 * xy[1].0 - xy[0].0, 2 * xy[1].1 - xy[0].1);
+        }
+        // Two equal vertices (strip joins; `covers_nothing`), often on sample points
+        // so that the line between the two distinct ones covers some.
+        if coincident < 3 {
+            if on_sample {
+                let off = if hardware { 8 } else { 7 };
+                xy = xy.map(|(x, y)| (x / 16 * 16 + off, y / 16 * 16 + off));
+            }
+            xy[(coincident + 1) % 3] = xy[coincident];
         }
         let mut v: [ScreenVertex; 3] = std::array::from_fn(|i| ScreenVertex {
             x: SubPixel(xy[i].0),
