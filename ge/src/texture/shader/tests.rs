@@ -150,7 +150,7 @@ proptest! {
     }
 }
 
-/// Every draw takes a specialised shader except one with an invalid level address.
+/// Every draw takes a specialised shader except a single-level one with an invalid address.
 #[test]
 fn which_draws_are_specialised() {
     let mem = Memory::new();
@@ -177,6 +177,9 @@ fn which_draws_are_specialised() {
     assert!(QuadShader::new(&state(0x100, 0, BASE), &mem).is_specialised());
     // Mipmaps with max level 2.
     assert!(QuadShader::new(&state(0x104, 2 << 16, BASE), &mem).is_specialised());
-    // Texture in the scratchpad (invalid): the stage outputs 0, through the reference.
+    // Texture in the scratchpad (invalid), one level: the stage outputs 0, through the
+    // reference.
     assert!(!QuadShader::new(&state(0x000, 0, 0x0001_0000), &mem).is_specialised());
+    // Mipmaps with an invalid level: the mipmapped shader checks the level choice per quad.
+    assert!(QuadShader::new(&state(0x104, 2 << 16, 0x0001_0000), &mem).is_specialised());
 }
