@@ -61,6 +61,13 @@ fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
                 (op::TEXLEVEL, level),
                 (op::TEXLODSLOPE, level >> 8),
             ];
+            // Levels 1–7 valid by default, so mipmapped draws blend real levels.
+            for i in 1..8u8 {
+                let addr = BASE + 0x2000 * i as u32;
+                r.push((op::TEXADDR0 + i, addr & 0xFF_FFFF));
+                r.push((op::TEXBUFWIDTH0 + i, ((addr >> 8) & 0x0F_0000) | 64));
+                r.push((op::TEXSIZE0 + i, 0x505));
+            }
             for (i, wl, hl, bw, off, valid) in levels {
                 let addr = if valid { BASE + (off & !15) } else { 0x0001_0000 };
                 r.push((op::TEXADDR0 + i as u8, addr & 0xFF_FFFF));
