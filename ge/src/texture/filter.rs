@@ -159,10 +159,11 @@ impl Axis {
 
 /// Whether all four lanes are below 2^22 in magnitude (not NaN): then [`rne_small`]
 /// holds for each.
+// As one lane mask (`MOVMSKPS` on x86): the four bools combined were ~17 instructions.
 #[inline(always)]
 fn all_small(x: [f32; 4]) -> bool {
-    let small = x.map(|v| v.abs() < 4194304.0);
-    small[0] & small[1] & small[2] & small[3]
+    use wide::f32x4;
+    f32x4::from(x).abs().simd_lt(f32x4::splat(4194304.0)).all()
 }
 
 /// `x` rounded to nearest even, for |x| < 2^22: x + 1.5·2^23 then lies in [2^23, 2^24],
@@ -354,6 +355,13 @@ fn weigh([c00, c10, c01, c11]: [u64; 4], fu: u32, fv: u32, rule: SamplerRule) ->
 /// [`bilinear`] lane by lane (`shader/tests.rs`, `lane_offsets_equal_the_texel_offsets`).
 #[inline(always)]
 pub fn bilinear4<F: Format>(l: &Level, s: [f32; 4], t: [f32; 4], mask: u8, memo: &mut BlockMemo) -> [[u8; 4]; 4] {
+    pack16(&bilinear4_wide::<F>(l, s, t, mask, memo))
+}
+
+/// [`bilinear4`] before the narrowing to bytes: lane i's channel c at 4i + c, each at
+/// most 255 (for [`mip_blend16`]).
+#[inline(always)]
+pub fn bilinear4_wide<F: Format>(l: &Level, s: [f32; 4], t: [f32; 4], mask: u8, memo: &mut BlockMemo) -> [u16; 16] {
     let ((u0, u1, fu), (v0, v1, fv)) = (l.u.linear4(s), l.v.linear4(t));
     let terms = lane_offsets::<F>(&l.src, (u0, u1), (v0, v1));
     // `taps[k][i]`: tap k of lane i (0 for uncovered lanes, which then weigh to 0).
@@ -366,14 +374,29 @@ pub fn bilinear4<F: Format>(l: &Level, s: [f32; 4], t: [f32; 4], mask: u8, memo:
             }
         }
     }
-    weigh4(&taps, fu, fv, l.u.rule)
+    weigh4_wide(&taps, fu, fv, l.u.rule)
+}
+
+/// Sixteen 16-bit lanes below 256 narrowed to four RGBA colours.
+#[inline(always)]
+fn pack16(w: &[u16; 16]) -> [[u8; 4]; 4] {
+    let mut out = [[0u8; 4]; 4];
+    out.as_flattened_mut().copy_from_slice(&w.map(|x| x as u8));
+    out
+}
+
+/// [`weigh4_wide`] narrowed to bytes.
+#[cfg(test)]
+fn weigh4(taps: &[[u64; 4]; 4], fu: [u32; 4], fv: [u32; 4], rule: SamplerRule) -> [[u8; 4]; 4] {
+    pack16(&weigh4_wide(taps, fu, fv, rule))
 }
 
 /// [`weigh`] of four lanes at once as sixteen 16-bit lanes (lane i's channel c at
-/// 4i + c), which vectorises: `taps[k][i]` is tap k of lane i. Every intermediate stays
-/// below 2^16, as in [`weigh`]. Equal to [`weigh`] per lane (`weigh4_equals_weigh`).
+/// 4i + c, each result at most 255), which vectorises: `taps[k][i]` is tap k of lane i.
+/// Every intermediate stays below 2^16, as in [`weigh`]. Equal to [`weigh`] per lane
+/// (`weigh4_equals_weigh`).
 #[inline(always)]
-fn weigh4(taps: &[[u64; 4]; 4], fu: [u32; 4], fv: [u32; 4], rule: SamplerRule) -> [[u8; 4]; 4] {
+fn weigh4_wide(taps: &[[u64; 4]; 4], fu: [u32; 4], fv: [u32; 4], rule: SamplerRule) -> [u16; 16] {
     // The spread taps reinterpreted as 16-bit lanes (lane c of a u64 is its u16 c in
     // little-endian order, so the byte order is fixed first; no-ops on x86), and each
     // weight repeated into its lane's four channels by a multiply. Extracting the lanes
@@ -412,9 +435,7 @@ fn weigh4(taps: &[[u64; 4]; 4], fu: [u32; 4], fv: [u32; 4], rule: SamplerRule) -
             w[k] = (top * (16 - wv[k]) + bot * wv[k]) >> 8;
         }
     }
-    let mut out = [[0u8; 4]; 4];
-    out.as_flattened_mut().copy_from_slice(&w.map(|x| x as u8));
-    out
+    w
 }
 
 /// The PSP's second (v) pass over first-pass sums `top` and `bot` (lanes below 2^12), each
@@ -434,9 +455,53 @@ pub fn mip_blend(c0: [u8; 4], c1: [u8; 4], f: u32) -> [u8; 4] {
     pack((spread(c0) * (16 - f) + spread(c1) * f) >> 4)
 }
 
+/// [`mip_blend`] of four lanes given as sixteen 16-bit lanes below 256 (lane i's channel
+/// c at 4i + c, as [`bilinear4_wide`] gives them), blended without narrowing first (the
+/// bytes of [`bilinear4`] were widened again lane by lane, callgrind). Equal to
+/// [`mip_blend`] per lane (`mip_blend16_equals_mip_blend`).
+#[inline(always)]
+pub fn mip_blend16(c0: &[u16; 16], c1: &[u16; 16], f: u32) -> [[u8; 4]; 4] {
+    let f = (f & 15) as u16;
+    let mut w = [0u16; 16];
+    for k in 0..16 {
+        w[k] = (c0[k] * (16 - f) + c1[k] * f) >> 4;
+    }
+    pack16(&w)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sixteen-lane mip blend equals [`mip_blend`] per lane for random colours, the
+    /// edges and every weight.
+    #[test]
+    fn mip_blend16_equals_mip_blend() {
+        let mut x = 0x9E37_79B9u32;
+        for round in 0..20_000u32 {
+            let mut quad = || -> [[u8; 4]; 4] {
+                std::array::from_fn(|_| {
+                    std::array::from_fn(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        if round % 3 == 0 {
+                            [0u8, 255][(x >> 7) as usize & 1]
+                        } else {
+                            x as u8
+                        }
+                    })
+                })
+            };
+            let (c0, c1) = (quad(), quad());
+            let f = round % 17;
+            let wide = |c: &[[u8; 4]; 4]| -> [u16; 16] { std::array::from_fn(|k| u16::from(c[k / 4][k % 4])) };
+            let got = mip_blend16(&wide(&c0), &wide(&c1), f);
+            for i in 0..4 {
+                assert_eq!(got[i], mip_blend(c0[i], c1[i], f), "{c0:?} {c1:?} {f}");
+            }
+        }
+    }
 
     /// The lane forms of the axis arithmetic equal the per-coordinate ones, for every rule,
     /// clamp and wrap, sizes up to past 512, and coordinates from ordinary to huge, NaN and

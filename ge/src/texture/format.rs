@@ -308,10 +308,13 @@ impl<'a> LevelSrc<'a> {
     }
 
     /// [`LevelSrc::bytes`] at four offsets: when all four lie in the region (the usual
-    /// case) one range check decides it, and no lane builds an `Option`.
+    /// case) one range check decides it, and no lane builds an `Option`. The check takes
+    /// the offsets' OR, at least their largest (so it never passes an offset outside),
+    /// at most twice it: the lanes' unsigned maximum was ~25 SSE2 instructions (no
+    /// `PMAXUD`), the OR is three; an OR past the region takes the lane-by-lane path.
     #[inline(always)]
     pub fn bytes4<const N: usize>(&self, off: [u32; 4]) -> [[u8; N]; 4] {
-        let last = off[0].max(off[1]).max(off[2].max(off[3])) as usize;
+        let last = (off[0] | off[1] | off[2] | off[3]) as usize;
         // Loops, not `array::map` (whose `try_map` stayed a call in the CLUT taps).
         let mut out = [[0u8; N]; 4];
         if last < self.data.len().saturating_sub(N - 1) {
@@ -584,6 +587,11 @@ impl Format for F565 {
         src.bytes4::<2>(src.offsets4::<16>(u, v)).map(|b| rgb565(u16::from_le_bytes(b)))
     }
     const ADDR: Addr = Addr::Bits(16);
+    /// The four byte pairs read with one range check ([`LevelSrc::bytes4`]).
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], _: (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
+        src.bytes4::<2>(off).map(|b| spread(rgb565(u16::from_le_bytes(b))))
+    }
     #[inline(always)]
     fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
         spread(rgb565(u16::from_le_bytes(src.bytes::<2>(off))))
@@ -599,6 +607,11 @@ impl Format for F5551 {
         src.bytes4::<2>(src.offsets4::<16>(u, v)).map(|b| rgba5551(u16::from_le_bytes(b)))
     }
     const ADDR: Addr = Addr::Bits(16);
+    /// As `F565::taps`.
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], _: (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
+        src.bytes4::<2>(off).map(|b| spread(rgba5551(u16::from_le_bytes(b))))
+    }
     #[inline(always)]
     fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
         spread(rgba5551(u16::from_le_bytes(src.bytes::<2>(off))))
@@ -622,6 +635,11 @@ impl Format for F4444 {
         src.bytes4::<2>(src.offsets4::<16>(u, v)).map(|b| rgba4444(u16::from_le_bytes(b)))
     }
     const ADDR: Addr = Addr::Bits(16);
+    /// As `F565::taps`.
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], _: (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
+        src.bytes4::<2>(off).map(|b| spread4444(u16::from_le_bytes(b)))
+    }
     #[inline(always)]
     fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
         spread4444(u16::from_le_bytes(src.bytes::<2>(off)))
@@ -637,6 +655,11 @@ impl Format for F8888 {
         src.bytes4::<4>(src.offsets4::<32>(u, v))
     }
     const ADDR: Addr = Addr::Bits(32);
+    /// As `F565::taps`.
+    #[inline(always)]
+    fn taps(src: &LevelSrc, off: [u32; 4], _: (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
+        src.bytes4::<4>(off).map(spread)
+    }
     #[inline(always)]
     fn tap_at<const FIRST: bool>(src: &LevelSrc, off: u32, _: u32, _: u32) -> u64 {
         spread(src.bytes::<4>(off))

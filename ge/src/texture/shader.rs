@@ -8,9 +8,11 @@
 //! resolves level 0 (its memory slice, palette, axes) once instead of once per quad; the
 //! LOD arithmetic is skipped (it could not change the result). Mipmapped draws (and draws
 //! whose two filters differ) get a shader monomorphised on format × texture function that
-//! still picks the level and filter per quad. Draws with an invalid level address run
-//! [`super::shade_quad`], which stays the reference: the property test in `shader/tests.rs` checks that every shader equals it
-//! lane by lane over random registers, palettes, texture memory and quads.
+//! still picks the level and filter per quad, and, when some level's address is invalid,
+//! whether that choice zeroes the stage. Single-level draws with an invalid address run
+//! [`super::shade_quad`], which stays the reference: the property test in
+//! `shader/tests.rs` checks that every shader equals it lane by lane over random
+//! registers, palettes, texture memory and quads.
 //!
 //! A specialised shader computes colours for covered lanes only (the reference also
 //! shades uncovered lanes, whose colours the pixel stage never reads).
@@ -65,6 +67,23 @@
 //! `LevelSrc::bytes` and swizzle terms): 20204 beam 'em up 196.5 -> 164.2 M (PPSSPP model),
 //! 195.6 -> 166.8 M (hardware), 15816 125.1 -> 106.3 M, 15826 108.8 -> 103.1 M, 16131
 //! 137.9 -> 137.6 M.
+//!
+//! Mipmapped shaders blend two bilinear levels as sixteen 16-bit lanes before narrowing
+//! to bytes (`filter::mip_blend16`), MODULATE masks the secondary colour's alpha after
+//! widening (`func::modulate4`), the lanes' range check is the OR of their offsets
+//! (`LevelSrc::bytes4`: SSE2 has no unsigned maximum), the 16- and 32-bit formats read
+//! their bilinear taps through it, the "all below 2^22" test is one lane mask, and
+//! mipmapped draws with an invalid level address no longer run the reference. Measured
+//! (callgrind, `frametests --filter D --bench --runs 1 --threads 1`, whole process,
+//! 4461b4e against these): PPSSPP model 15826 94.8 -> 91.0 M (`constant` 20.8 -> 16.9 M,
+//! 296 -> 240 instructions a quad), 15875 1 112.1 -> 1 071.0 M (34 M of it the 32 640
+//! reference quads, now mipmapped), 21763 990.4 -> 957.7 M; hardware model 19960
+//! 769.4 -> 754.3 M (`mipmapped` 83.3 -> 73.7 M, `constant` 74.9 -> 69.3 M), 21763
+//! 957.0 -> 938.0 M. Steps: the blend before narrowing and the alpha mask 19960 -12.0 M,
+//! 21763 -14.8 M; the taps through `bytes4` 21763 -5.9 M. Not kept: clearing the
+//! secondary alpha as one `u128` mask (LLVM widened the result byte by byte: 15826
+//! `constant` only -2.0 M), blending the levels' bytes after narrowing (19960
+//! `mipmapped` +0.4 M against the per-lane SWAR blend, same cause).
 
 use super::filter::{self, Level};
 use super::format::{self, BlockMemo, Format};
@@ -133,8 +152,8 @@ fn select(st: &TextureState) -> ShadeFn {
             }
             dispatch_format!(st.format, run)
         }
-        // Without invalid addresses no level choice zeroes the stage.
-        None if !st.any_invalid => {
+        // Invalid addresses zero the stage for some level choices: checked per quad.
+        None => {
             macro_rules! run {
                 ($f:ty) => {
                     by_func!(mipmapped, $f)
@@ -205,12 +224,18 @@ fn sample_levels_lanes<F: Format>(
     mask: u8,
     lod: lod::Lod,
 ) -> [[u8; 4]; 4] {
-    let c0 = filter_lanes::<F>(l0, s, t, mask, lod.linear);
     if lod.frac == 0 {
-        return c0;
+        return filter_lanes::<F>(l0, s, t, mask, lod.linear);
     }
     let l1 = sh.st.level(sh.mem, lod.level as usize + 1);
-    let c1 = filter_lanes::<F>(&l1, s, t, mask, lod.linear);
+    if lod.linear {
+        // Both levels' bilinear lanes blended before narrowing to bytes.
+        let c0 = filter::bilinear4_wide::<F>(l0, *s, *t, mask, &mut BlockMemo::default());
+        let c1 = filter::bilinear4_wide::<F>(&l1, *s, *t, mask, &mut BlockMemo::default());
+        return filter::mip_blend16(&c0, &c1, lod.frac as u32);
+    }
+    let c0 = filter_lanes::<F>(l0, s, t, mask, false);
+    let c1 = filter_lanes::<F>(&l1, s, t, mask, false);
     std::array::from_fn(|i| filter::mip_blend(c0[i], c1[i], lod.frac as u32))
 }
 
@@ -316,10 +341,7 @@ fn stage<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, q: &Quad, i
 #[inline(always)]
 fn stage4<const FUNC: u8>(st: &TextureState, fs: &func::TexFuncState, q: &Quad, texels: &[[u8; 4]; 4]) -> [[u8; 4]; 4] {
     if FUNC == MODULATE {
-        // The secondary colour's fourth byte is 0 in every quad; cleared again here, as
-        // `modulate4` adds it to alpha.
-        let sec = q.color1.map(|c| [c[0], c[1], c[2], 0]);
-        let mut out = func::modulate4(fs, &q.color0, &sec, texels);
+        let mut out = func::modulate4(fs, &q.color0, &q.color1, texels);
         if u32::from_ne_bytes(q.color0_indefinite) != 0 {
             for (i, o) in out.iter_mut().enumerate() {
                 if q.mask & (1 << i) != 0 && q.color0_indefinite[i] != 0 {
@@ -366,6 +388,10 @@ fn mipmapped<F: Format, const FUNC: u8>(sh: &QuadShader, q: &Quad) -> [[u8; 4]; 
         (s[i], t[i]) = st.normalise(q.s[i], q.t[i]);
     }
     let lod = lod::lod_from(st, s[1] - s[0], t[2] - t[0], q.w);
+    if st.any_invalid && st.null_output(lod.level) {
+        // The stage outputs 0 before the texture function, as in `super::shade_quad`.
+        return q.color1.map(|c| func::add_secondary([0; 4], [c[0], c[1], c[2]]));
+    }
     let texels = if lod.level == 0 {
         sample_levels_lanes::<F>(sh, &sh.level, &s, &t, q.mask, lod)
     } else {

@@ -61,6 +61,13 @@ fn tex_regs() -> impl Strategy<Value = Vec<(u8, u32)>> {
                 (op::TEXLEVEL, level),
                 (op::TEXLODSLOPE, level >> 8),
             ];
+            // Levels 1–7 valid by default, so mipmapped draws blend real levels.
+            for i in 1..8u8 {
+                let addr = BASE + 0x2000 * i as u32;
+                r.push((op::TEXADDR0 + i, addr & 0xFF_FFFF));
+                r.push((op::TEXBUFWIDTH0 + i, ((addr >> 8) & 0x0F_0000) | 64));
+                r.push((op::TEXSIZE0 + i, 0x505));
+            }
             for (i, wl, hl, bw, off, valid) in levels {
                 let addr = if valid { BASE + (off & !15) } else { 0x0001_0000 };
                 r.push((op::TEXADDR0 + i as u8, addr & 0xFF_FFFF));
@@ -150,7 +157,7 @@ proptest! {
     }
 }
 
-/// Every draw takes a specialised shader except one with an invalid level address.
+/// Every draw takes a specialised shader except a single-level one with an invalid address.
 #[test]
 fn which_draws_are_specialised() {
     let mem = Memory::new();
@@ -177,6 +184,9 @@ fn which_draws_are_specialised() {
     assert!(QuadShader::new(&state(0x100, 0, BASE), &mem).is_specialised());
     // Mipmaps with max level 2.
     assert!(QuadShader::new(&state(0x104, 2 << 16, BASE), &mem).is_specialised());
-    // Texture in the scratchpad (invalid): the stage outputs 0, through the reference.
+    // Texture in the scratchpad (invalid), one level: the stage outputs 0, through the
+    // reference.
     assert!(!QuadShader::new(&state(0x000, 0, 0x0001_0000), &mem).is_specialised());
+    // Mipmaps with an invalid level: the mipmapped shader checks the level choice per quad.
+    assert!(QuadShader::new(&state(0x104, 2 << 16, 0x0001_0000), &mem).is_specialised());
 }
