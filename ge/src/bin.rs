@@ -402,12 +402,12 @@ const MIN_BAND_ROWS: i32 = 2;
 
 /// The first row of every band and, last, the row after the last one, covering rows
 /// `y_min..=y_max` of the clamped bounds `live`. One thread: cuts at the multiples of
-/// `band_rows` (bands of `band_rows` rows but the first and last). More threads: bands of at most `band_rows` rows cut where
-/// the estimated cost (set-up plus half the bounding box's pixels, spread over each
-/// primitive's rows) reaches an even share of [`BANDS_PER_THREAD`] bands per thread, so a
-/// frame whose primitives crowd into a few rows still keeps every thread busy (g59dc00:
-/// most of its 10 600 triangles fall into two 16-row bands, so 2 threads drew no faster
-/// than 1). Band edges change where a primitive is cut, never what it draws.
+/// `band_rows` (bands of `band_rows` rows but the first and last). More threads: bands of
+/// at most `band_rows` rows cut where the estimated cost (set-up plus half the bounding
+/// box's pixels, spread over each primitive's rows) reaches an even share of
+/// [`BANDS_PER_THREAD`] bands per thread, so a frame whose primitives crowd into a few
+/// rows still keeps every thread busy (g59dc00: most of its 10 600 triangles fall into
+/// two 16-row bands, so 2 threads drew no faster than 1). Band edges change where a primitive is cut, never what it draws.
 fn band_starts(live: &[(ClipRect, u32)], y_min: i32, y_max: i32, band_rows: i32, threads: usize) -> Vec<i32> {
     if threads <= 1 || band_rows <= MIN_BAND_ROWS {
         // Cut at multiples of `band_rows`, but start at `y_min` and end after `y_max`: the

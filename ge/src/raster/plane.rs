@@ -292,24 +292,18 @@ impl QuadPlanes {
             lanes: [LanePlane::NONE; 7],
         });
         let mut k = 0;
-        let words = |w: [u32; 3]| (w[s], (w[0] ^ w[1]) | (w[0] ^ w[2]));
-        let c0 = words(v.each_ref().map(|v| u32::from_le_bytes(v.color0)));
-        let c1 = words(v.each_ref().map(|v| {
+        // The bytes where the vertices' colour words differ: the other channels are
+        // constants (zero gradients).
+        let differ = |w: [u32; 3]| (w[0] ^ w[1]) | (w[0] ^ w[2]);
+        let d0 = differ(v.each_ref().map(|v| u32::from_le_bytes(v.color0)));
+        let d1 = differ(v.each_ref().map(|v| {
             let [r, g, b] = v.color1;
             u32::from_le_bytes([r, g, b, 0])
         }));
-        for (colour, shaded, (start, differ), ch0) in [(0, shade0, c0, 0), (1, shade1, c1, 4)] {
+        for (colour, shaded, differ, ch0) in [(0, shade0, d0, 0), (1, shade1, d1, 4)] {
             if !shaded {
                 continue;
             }
-            // The channels equal at the three vertices: constants (zero gradients).
-            let mut same = !0u32;
-            for byte in 0..4 {
-                if differ & (0xFF << (8 * byte)) != 0 {
-                    same &= !(0xFF << (8 * byte));
-                }
-            }
-            q.fixed[colour] = (start & same) as i32;
             for ch in ch0..ch0 + if colour == 0 { 4 } else { 3 } {
                 let shift = 8 * (ch as u32 % 4);
                 let c = if ch < 4 {
@@ -319,6 +313,7 @@ impl QuadPlanes {
                 };
                 if (differ >> shift) & 0xFF == 0 {
                     q.grads[ch] = ((c[s] as i64) << COLOUR_GRADIENT_BITS, 0, 0);
+                    q.fixed[colour] |= (c[s] as i32) << shift;
                     continue;
                 }
                 let p = setup_planes.channel(c);
