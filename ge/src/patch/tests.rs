@@ -1,6 +1,6 @@
 //! Hand-computed expectations for the tessellator.
 
-use super::basis::{bezier_weights, spline_weights, spline_weights_exact, unit_to_u8, units_to_u8};
+use super::basis::{bezier_weights, ceils_to_u8, spline_weights, spline_weights_exact, unit_to_u8, units_to_u8};
 use super::*;
 use proptest::prelude::*;
 
@@ -556,5 +556,25 @@ proptest! {
             _ => (tie[i] as f32 + 0.5) / 255.0,
         });
         prop_assert_eq!(units_to_u8(x), x.map(unit_to_u8), "{:?}", x);
+    }
+
+    /// The four-lane hardware rounding is the channel-by-channel rule: random bit patterns,
+    /// the byte range and past it, integers and their float neighbours (the ceiling's edge),
+    /// fractions just above an integer.
+    #[test]
+    fn ceils_to_u8_equals_the_scalar_rule(
+        bits in prop::array::uniform4(any::<u32>()),
+        range in prop::array::uniform4(-3.0f32..260.0),
+        int in prop::array::uniform4(-2i32..260),
+        step in prop::array::uniform4(-1i32..=1),
+        pick in prop::array::uniform4(0..3u8),
+    ) {
+        let x: [f32; 4] = std::array::from_fn(|i| match pick[i] {
+            0 => f32::from_bits(bits[i]),
+            1 => range[i],
+            // An integer or the float next to it on either side.
+            _ => f32::from_bits((int[i] as f32).to_bits().wrapping_add_signed(step[i])),
+        });
+        prop_assert_eq!(ceils_to_u8(x), x.map(|c| TessellationRule::Hardware.color(c)), "{:?}", x);
     }
 }
