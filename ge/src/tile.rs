@@ -137,21 +137,22 @@ impl Tile {
         (off + 2 <= self.depth.len()).then_some(off)
     }
 
-    /// Byte offsets, lane order (x, y), (x+1, y), (x, y+1), (x+1, y+1), of the 2×2 quad at
-    /// (`x`, `y`) in `color` (`bpp` bytes a pixel) and `depth`, when [`Tile::color_offset`]
-    /// and [`Tile::depth_offset`] accept all four pixels and they are four distinct words in
+    /// Byte offsets of the two rows of the 2×2 quad at (`x`, `y`) in `color` (`bpp` bytes a
+    /// pixel) and `depth`: lanes (x, y) and (x, y+1) start them, lanes (x+1, y) and
+    /// (x+1, y+1) follow (`bpp` and 2 bytes on). `Some` when [`Tile::color_offset`] and
+    /// [`Tile::depth_offset`] accept all four pixels and they are four distinct words in
     /// each buffer (pitches of at least 2); `None` otherwise.
     #[inline(always)]
-    pub fn quad_offsets(&self, x: i32, y: i32, bpp: usize) -> Option<([usize; 4], [usize; 4])> {
+    pub fn quad_rows(&self, x: i32, y: i32, bpp: usize) -> Option<([usize; 2], [usize; 2])> {
         if self.zpitch < 2 {
             return None;
         }
-        let color = self.quad_color_offsets(x, y, bpp)?;
-        // The colour offsets' checks hold: the quad's rows and columns are in the band.
+        let color = self.quad_color_rows(x, y, bpp)?;
+        // The colour rows' checks hold: the quad's rows and columns are in the band.
         let (r, c, zs) = ((y - self.y0) as usize, x.wrapping_sub(self.x0) as usize, self.zpitch as usize);
         let z0 = (r * zs + c) * 2;
-        let depth = [z0, z0 + 2, z0 + zs * 2, z0 + (zs + 1) * 2];
-        (depth[3] + 2 <= self.depth.len()).then_some((color, depth))
+        let depth = [z0, z0 + zs * 2];
+        (depth[1] + 4 <= self.depth.len()).then_some((color, depth))
     }
 
     /// The colour bytes of pixels `x0..=x1` of row `y` (`x0 ≥ 0`) that lie in the band:
@@ -235,12 +236,12 @@ impl Tile {
         }
     }
 
-    /// The colour offsets of [`Tile::quad_offsets`] alone, for draws that touch no depth
-    /// (also in bands without depth rows): when [`Tile::color_offset`] accepts all four
-    /// pixels of the quad at (`x`, `y`) and they are four distinct words (pitch of at least
-    /// 2); `None` otherwise.
+    /// The colour rows of [`Tile::quad_rows`] alone, for draws that touch no depth (also in
+    /// bands without depth rows): when [`Tile::color_offset`] accepts all four pixels of the
+    /// quad at (`x`, `y`) and they are four distinct words (pitch of at least 2); `None`
+    /// otherwise.
     #[inline(always)]
-    pub fn quad_color_offsets(&self, x: i32, y: i32, bpp: usize) -> Option<[usize; 4]> {
+    pub fn quad_color_rows(&self, x: i32, y: i32, bpp: usize) -> Option<[usize; 2]> {
         let (r, c) = (y - self.y0, x.wrapping_sub(self.x0));
         if r < 0 || r + 1 >= self.rows || c < 0 || self.cpitch < 2 {
             return None;
@@ -251,8 +252,8 @@ impl Tile {
         }
         let (r, c, cs) = (r as usize, c as usize, self.cpitch as usize);
         let c0 = (r * cs + c) * bpp;
-        let color = [c0, c0 + bpp, c0 + cs * bpp, c0 + (cs + 1) * bpp];
-        (color[3] + bpp <= self.color.len()).then_some(color)
+        let color = [c0, c0 + cs * bpp];
+        (color[1] + 2 * bpp <= self.color.len()).then_some(color)
     }
 }
 
@@ -295,11 +296,11 @@ mod tests {
         assert_eq!(t.read_depth(5, 16), 0x1234);
     }
 
-    /// `quad_offsets` is the four offsets `color_offset`/`depth_offset` give, whenever all
+    /// `quad_rows` starts at the offsets `color_offset`/`depth_offset` give, whenever all
     /// four exist and are distinct words, for whole-row bands and windows alike (the lane
     /// kernel once addressed windows as whole rows: 16 of 20 frame dumps went wrong).
     #[test]
-    fn quad_offsets_are_the_pixel_offsets() {
+    fn quad_rows_are_the_pixel_offsets() {
         let mut tiles = Vec::new();
         for fmt in [FbFormat::Rgb565, FbFormat::Rgba8888] {
             let bpp = fmt.bpp() as usize;
@@ -318,8 +319,14 @@ mod tests {
                     let c = px.map(|(x, y)| t.color_offset(x, y));
                     let z = px.map(|(x, y)| t.depth_offset(x, y));
                     let expect = (c.iter().chain(&z).all(Option::is_some) && t.pitches().0 >= 2 && t.pitches().1 >= 2)
-                        .then(|| (c.map(Option::unwrap), z.map(Option::unwrap)));
-                    assert_eq!(t.quad_offsets(x, y, t.fmt.bpp() as usize), expect, "({x}, {y}) in {:?}", t.pitches());
+                        .then(|| ([c[0], c[2]].map(Option::unwrap), [z[0], z[2]].map(Option::unwrap)));
+                    assert_eq!(t.quad_rows(x, y, t.fmt.bpp() as usize), expect, "({x}, {y}) in {:?}", t.pitches());
+                    if expect.is_some() {
+                        let bpp = t.fmt.bpp() as usize;
+                        let next = |a: Option<usize>, b: Option<usize>, n: usize| a.map(|a| a + n) == b;
+                        assert!(next(c[0], c[1], bpp) && next(c[2], c[3], bpp), "colour lanes 1, 3 follow 0, 2");
+                        assert!(next(z[0], z[1], 2) && next(z[2], z[3], 2), "depth lanes 1, 3 follow 0, 2");
+                    }
                     some += usize::from(expect.is_some());
                 }
             }

@@ -38,11 +38,11 @@
 //! as one word), offsets from the quad's corner, then blend, dither, clamp, pack and
 //! write mask on the four lanes at once ([`colour_words4`]: sixteen 16-bit lanes, the
 //! blend terms as 16-bit high products, `blend::Blend::apply4`) and only the live lanes
-//! stored. Measured (callgrind, whole `frametests --bench --runs 1 --threads 1`): 15826
-//! hot pixel 108.8 -> 104.2 M instructions, 16131 137.9 -> 136.1 M (PPSSPP model); nba-2k12
-//! 269.8 -> 253.7 M (hardware model). Unblended, undithered quads keep packing per live
-//! lane: as lanes they cost 21763 test drive 2.3 M more. Draws without depth test or
-//! write take the lanes from the colour offsets alone (`Tile::quad_color_offsets`), also
+//! stored (now: rows stored whole, below). Measured (callgrind, whole `frametests --bench
+//! --runs 1 --threads 1`): 15826 hot pixel 108.8 -> 104.2 M instructions, 16131 137.9 -> 136.1 M (PPSSPP model); nba-2k12
+//! 269.8 -> 253.7 M (hardware model). Unblended, undithered quads then kept packing per
+//! live lane: as lanes they cost 21763 test drive 2.3 M more (with per-lane stores). Draws without depth test or
+//! write take the lanes from the colour offsets alone (`Tile::quad_color_rows`), also
 //! in bands without depth rows. Measured (callgrind, `replay -o`, 1 thread, PPSSPP / hardware model, whole
 //! process, after the triangle walk went to explicit lanes): 15826 hot pixel 148.8 / 151.2
 //! -> 135.7 / 137.0 M instructions, 16131 171.8 / 182.2 -> 166.1 / 176.3 M, 21763
@@ -50,6 +50,19 @@
 //! `map`s, compares per lane) made 21763's kernel 8 M instructions dearer than the
 //! fragment loop: the array `map`s were not inlined. Live lanes kept as `[bool; 4]` cost
 //! more than the fragment loop too (16131 +13 M); bit masks compile to straight-line code.
+//!
+//! The quad is addressed as two rows (`Tile::quad_rows`: one offset per row, lanes 1 and 3
+//! follow lanes 0 and 2), read and written whole: the old colour words once per quad (for
+//! stencil test and blend), each depth row as one word, written back with its live lanes'
+//! depths merged in (`LANE_MASK16`), and each colour row stored with the new words of its
+//! live lanes and the old words of the others, all four lanes through [`colour_words4`]
+//! (also unblended ones). No per-lane loop, index or bounds check is left. Measured
+//! (callgrind, whole `frametests --bench --runs 1 --threads 1`, base cefdd32): 15826 hot
+//! pixel 90.0 -> 84.1 M instructions, 16131 119.3 -> 115.1 M, 21763 932.9 -> 906.1 M,
+//! 15875 1 048.0 -> 1 031.5 M (PPSSPP model); nba-2k12 230.6 -> 209.4 M, 19960 650.5 ->
+//! 633.6 M (hardware model). A first version that kept the per-lane loop for unblended
+//! quads (into an array indexed by lane) and built the rows with array `map`s was dearer
+//! than the base: 15826 93.2 M, nba-2k12 232.4 M.
 
 use super::blend::{source_over, source_over4, widen};
 use super::format::FbPixel;
@@ -130,10 +143,11 @@ pub(super) const ANY_BLEND: u8 = 2;
 ///
 /// A quad whose four pixels lie inside the tile ([`Lanes::inside`]) runs as lanes:
 /// the depth range, alpha test and depth test become a mask of live lanes (one match on
-/// the state per quad, not per fragment), the colour and depth offsets come from the
-/// quad's corner, and only the live lanes are blended and written. The four pixels are
-/// distinct words (strides of at least 2), so taking the lanes stage by stage instead of
-/// fragment by fragment reads and writes the same values. Other quads (at the band or
+/// the state per quad, not per fragment), the colour and depth rows come from the
+/// quad's corner, all four lanes are blended and the rows written whole, dead lanes with
+/// their old words. The four pixels are distinct words (strides of at least 2), so taking
+/// the lanes stage by stage instead of fragment by fragment reads and writes the same
+/// values. Other quads (at the band or
 /// buffer edge, tiny strides) run [`kernel_fragments`].
 fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     st: &PixelState,
@@ -145,11 +159,11 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
         return draw_quad_plain::<F>(st, tile, q, colors);
     };
     let (x, y) = (q.x, q.y);
-    // Without depth test and write the depth offsets are not needed (nor depth rows).
+    // Without depth test and write the depth rows are not needed (nor depth in the band).
     let at = if ZTEST || ZWRITE {
         Lanes::inside::<F>(tile, x, y)
     } else {
-        tile.quad_color_offsets(x, y, F::BYTES).map(|color| Lanes { color, depth: [0; 4] })
+        tile.quad_color_rows(x, y, F::BYTES).map(|color| Lanes { color, depth: [0; 2] })
     };
     let Some(at) = at else {
         return kernel_fragments::<F, ZTEST, ZWRITE, BLEND>(st, tile, q, colors, alpha_bits, keep);
@@ -159,62 +173,56 @@ fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     if live == 0 {
         return;
     }
+    // The four old words, two per row read through one slice each.
+    let old = at.load_colours::<F>(tile);
     if st.stencil && st.stencil_func != Compare::Always {
-        live &= stencil_lanes::<F>(st, tile, &at.color);
+        live &= stencil_lanes::<F>(st, old);
     }
-    if ZTEST {
-        // Two depth samples per row, one 4-byte read each.
+    if ZTEST || ZWRITE {
+        // Two depth samples per row, one 4-byte word each.
         let row = |o: usize| {
-            let w = u32::from_le_bytes([tile.depth[o], tile.depth[o + 1], tile.depth[o + 2], tile.depth[o + 3]]);
-            [(w & 0xFFFF) as i32, (w >> 16) as i32]
+            let b = &tile.depth[o..o + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
         };
-        let ([d0, d1], [d2, d3]) = (row(at.depth[0]), row(at.depth[2]));
-        live &= st.depth_func.test_lanes(z, i32x4::new([d0, d1, d2, d3]));
-    }
-    let z = z.to_array();
-    if ZWRITE {
-        let mut l = live;
-        while l != 0 {
-            let i = l.trailing_zeros() as usize;
-            l &= l - 1;
-            let o = at.depth[i];
-            tile.depth[o..o + 2].copy_from_slice(&(z[i] as u16).to_le_bytes());
+        let rows = [row(at.depth[0]), row(at.depth[1])];
+        if ZTEST {
+            let d = [rows[0] & 0xFFFF, rows[0] >> 16, rows[1] & 0xFFFF, rows[1] >> 16];
+            live &= st.depth_func.test_lanes(z, cast(u32x4::new(d)));
+        }
+        if live == 0 {
+            return;
+        }
+        if ZWRITE {
+            // Each row word with its live lanes' depths, stored whole.
+            let z: [u32; 4] = cast(z & i32x4::splat(0xFFFF));
+            for r in 0..2 {
+                let m = LANE_MASK16[usize::from(live >> (2 * r)) & 3];
+                let w = (rows[r] & !m) | ((z[2 * r] | z[2 * r + 1] << 16) & m);
+                let o = at.depth[r];
+                tile.depth[o..o + 4].copy_from_slice(&w.to_le_bytes());
+            }
         }
     }
-    if BLEND == NO_BLEND && st.dither.is_none() {
-        // Only packing is left: per live lane is cheaper than the lanes (21763 test drive,
-        // mostly unblended edge quads: +2.3 M instructions as lanes).
-        while live != 0 {
-            let i = live.trailing_zeros() as usize;
-            live &= live - 1;
-            let o = at.color[i];
-            let old = F::load(&tile.color[o..o + F::BYTES]);
-            let new = (F::pack_rgb([c[i][0], c[i][1], c[i][2]]) | alpha_bits) & !keep;
-            F::store(&mut tile.color[o..o + F::BYTES], new | (old & keep));
-        }
-        return;
-    }
-    // The four pixels are distinct words: read all four, store the live ones.
-    let old = at.color.map(|o| F::load(&tile.color[o..o + F::BYTES]));
     let dither = st
         .dither
         .as_ref()
         .map(|m| [dither_at(m, x, y), dither_at(m, x + 1, y), dither_at(m, x, y + 1), dither_at(m, x + 1, y + 1)]);
-    let new = colour_words4::<F, BLEND>(st, &c, old, dither, alpha_bits, keep);
-    while live != 0 {
-        let i = live.trailing_zeros() as usize;
-        live &= live - 1;
-        let o = at.color[i];
-        F::store(&mut tile.color[o..o + F::BYTES], new[i]);
-    }
+    let w = colour_words4::<F, BLEND>(st, &c, old, dither, alpha_bits, keep);
+    // The live lanes' new words, the others' old ones: every row is stored whole.
+    let pick = |i: usize| if live & (1 << i) != 0 { w[i] } else { old[i] };
+    at.store_colours::<F>(tile, [pick(0), pick(1), pick(2), pick(3)]);
 }
 
-/// The stencil test on the four lanes at colour offsets `color` (bit i set when lane i
-/// passes): `(ref & mask) OP (stencil & mask)`, the stencil value being the alpha byte of
+/// Per two live bits of a quad row (bit 0: left lane), the bits of its 16-bit lanes in
+/// the row's word.
+const LANE_MASK16: [u32; 4] = [0, 0xFFFF, 0xFFFF_0000, 0xFFFF_FFFF];
+
+/// The stencil test on the four lanes of old words `old` (bit i set when lane i passes):
+/// `(ref & mask) OP (stencil & mask)`, the stencil value being the alpha byte of
 /// `FbPixel::dst_rgba4`.
 #[inline(always)]
-fn stencil_lanes<F: FbPixel>(st: &PixelState, tile: &Tile, color: &[usize; 4]) -> u8 {
-    let old = u32x4::new(color.map(|o| F::load(&tile.color[o..o + F::BYTES])));
+fn stencil_lanes<F: FbPixel>(st: &PixelState, old: [u32; 4]) -> u8 {
+    let old = u32x4::new(old);
     let s: i32x4 = cast(F::dst_rgba4(old) >> 24);
     let mask = i32x4::splat(i32::from(st.stencil_mask));
     st.stencil_func.test_lanes(i32x4::splat(i32::from(st.stencil_ref_masked)), s & mask)
@@ -356,25 +364,50 @@ fn kernel_tested<F: FbPixel>(st: &PixelState, tile: &mut Tile, q: &Quad, colors:
         let i = live.trailing_zeros() as usize;
         live &= live - 1;
         let (x, y) = (q.x + (i & 1) as i32, q.y + (i >> 1) as i32);
-        draw_tested_at::<F>(st, tile, (Some(at.color[i]), Some(at.depth[i])), x, y, q.z[i], c[i]);
+        let (co, zo) = at.lane::<F>(i);
+        draw_tested_at::<F>(st, tile, (Some(co), Some(zo)), x, y, q.z[i], c[i]);
     }
 }
 
-/// The byte offsets of a quad's four pixels, lane order, in the colour and depth buffers
-/// of a tile.
+/// The byte offsets of a quad's two rows in the colour and depth buffers of a tile
+/// ([`Tile::quad_rows`]): lanes 0 and 2 start them, lanes 1 and 3 follow.
 struct Lanes {
-    color: [usize; 4],
-    depth: [usize; 4],
+    color: [usize; 2],
+    depth: [usize; 2],
 }
 
 impl Lanes {
-    /// The offsets when all four pixels of the quad at (`x`, `y`) are inside `tile` (what
+    /// The rows when all four pixels of the quad at (`x`, `y`) are inside `tile` (what
     /// `Tile::color_offset` and `Tile::depth_offset` accept for each) and are four distinct
-    /// words in each buffer ([`Tile::quad_offsets`]); `None` otherwise.
+    /// words in each buffer ([`Tile::quad_rows`]); `None` otherwise.
     #[inline(always)]
     fn inside<F: FbPixel>(tile: &Tile, x: i32, y: i32) -> Option<Lanes> {
-        let (color, depth) = tile.quad_offsets(x, y, F::BYTES)?;
+        let (color, depth) = tile.quad_rows(x, y, F::BYTES)?;
         Some(Lanes { color, depth })
+    }
+
+    /// The colour and depth offsets of lane `i`.
+    #[inline(always)]
+    fn lane<F: FbPixel>(&self, i: usize) -> (usize, usize) {
+        (self.color[i >> 1] + (i & 1) * F::BYTES, self.depth[i >> 1] + (i & 1) * 2)
+    }
+
+    /// The four colour words, lane order: one bounds check per row.
+    #[inline(always)]
+    fn load_colours<F: FbPixel>(&self, tile: &Tile) -> [u32; 4] {
+        let (a, b) = (&tile.color[self.color[0]..][..2 * F::BYTES], &tile.color[self.color[1]..][..2 * F::BYTES]);
+        [F::load(&a[..F::BYTES]), F::load(&a[F::BYTES..]), F::load(&b[..F::BYTES]), F::load(&b[F::BYTES..])]
+    }
+
+    /// Store the four colour words `w`, lane order, each row as one slice.
+    #[inline(always)]
+    fn store_colours<F: FbPixel>(&self, tile: &mut Tile, w: [u32; 4]) {
+        for (r, &o) in self.color.iter().enumerate() {
+            let row = &mut tile.color[o..o + 2 * F::BYTES];
+            let (left, right) = row.split_at_mut(F::BYTES);
+            F::store(left, w[2 * r]);
+            F::store(right, w[2 * r + 1]);
+        }
     }
 }
 
