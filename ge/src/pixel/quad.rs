@@ -22,10 +22,12 @@
 //! 1 106.6 M instructions, [`kernel_tested`] for its stencil draws (100 k quads at about
 //! 840 instructions each in the plain pipeline) 1 106.6 -> 1 097.4 M.
 //!
-//! Sharing one offset computation per quad row (the right fragment's word follows the
-//! left one's) was tried and measured slower: the layout check and the bounds check of the
-//! derived offset cost as much as `Tile::color_offset` itself, and computing offsets before
-//! the alpha test charged rejected fragments (16131 shinsengumi +3.6% instructions).
+//! Sharing one offset computation per quad row (the right fragment's word follows the left
+//! one's) was tried per fragment and measured slower: the layout check and the bounds check
+//! of the derived offset cost as much as `Tile::color_offset` itself, and computing offsets
+//! before the alpha test charged rejected fragments (16131 shinsengumi +3.6% instructions).
+//! (The lane kernel below now does share it, per quad: there one check covers the quad's
+//! two rows, see the last paragraph.)
 //!
 //! Measured (callgrind instructions, whole process, `frametests DIR --bench --runs 1
 //! --threads 1`, each dump's own model): 15826 hot pixel 223.4 -> 210.8 M, 16131 shinsengumi
@@ -34,22 +36,23 @@
 //!
 //! A quad wholly inside the tile then runs as lanes (`kernel`, `Lanes`): the depth range,
 //! alpha and depth tests as `wide` lane compares turned into a bit mask of live lanes
-//! (`Compare::test_lanes`, one match per quad; the tile's two depth samples per row read
-//! as one word), offsets from the quad's corner, then blend, dither, clamp, pack and
-//! write mask on the four lanes at once ([`colour_words4`]: sixteen 16-bit lanes, the
-//! blend terms as 16-bit high products, `blend::Blend::apply4`) and only the live lanes
-//! stored (now: rows stored whole, below). Measured (callgrind, whole `frametests --bench
-//! --runs 1 --threads 1`): 15826 hot pixel 108.8 -> 104.2 M instructions, 16131 137.9 -> 136.1 M (PPSSPP model); nba-2k12
-//! 269.8 -> 253.7 M (hardware model). Unblended, undithered quads then kept packing per
-//! live lane: as lanes they cost 21763 test drive 2.3 M more (with per-lane stores). Draws without depth test or
-//! write take the lanes from the colour offsets alone (`Tile::quad_color_rows`), also
-//! in bands without depth rows. Measured (callgrind, `replay -o`, 1 thread, PPSSPP / hardware model, whole
-//! process, after the triangle walk went to explicit lanes): 15826 hot pixel 148.8 / 151.2
-//! -> 135.7 / 137.0 M instructions, 16131 171.8 / 182.2 -> 166.1 / 176.3 M, 21763
-//! 1 303.9 / 1 281.3 -> 1 287.2 / 1 263.2 M. A first lane version (`[u16; 4]` arrays and
-//! `map`s, compares per lane) made 21763's kernel 8 M instructions dearer than the
-//! fragment loop: the array `map`s were not inlined. Live lanes kept as `[bool; 4]` cost
-//! more than the fragment loop too (16131 +13 M); bit masks compile to straight-line code.
+//! (`Compare::test_lanes`, one match per quad; the tile's two depth samples per row read as
+//! one word), offsets from the quad's corner, then blend, dither, clamp, pack and write
+//! mask on the four lanes at once ([`colour_words4`]: sixteen 16-bit lanes, the blend terms
+//! as 16-bit high products, `blend::Blend::apply4`) and only the live lanes stored (now:
+//! rows stored whole, below). Measured (callgrind, whole `frametests --bench --runs 1
+//! --threads 1`): 15826 hot pixel 108.8 -> 104.2 M instructions, 16131 137.9 -> 136.1 M
+//! (PPSSPP model); nba-2k12 269.8 -> 253.7 M (hardware model). Unblended, undithered quads
+//! then kept packing per live lane: as lanes they cost 21763 test drive 2.3 M more (with
+//! per-lane stores). Draws without depth test or write take the lanes from the colour
+//! offsets alone (`Tile::quad_color_rows`), also in bands without depth rows. Measured
+//! (callgrind, `replay -o`, 1 thread, PPSSPP / hardware model, whole process, after the
+//! triangle walk went to explicit lanes): 15826 hot pixel 148.8 / 151.2 -> 135.7 / 137.0 M
+//! instructions, 16131 171.8 / 182.2 -> 166.1 / 176.3 M, 21763 1 303.9 / 1 281.3 -> 1 287.2
+//! / 1 263.2 M. A first lane version (`[u16; 4]` arrays and `map`s, compares per lane) made
+//! 21763's kernel 8 M instructions dearer than the fragment loop: the array `map`s were not
+//! inlined. Live lanes kept as `[bool; 4]` cost more than the fragment loop too (16131 +13
+//! M); bit masks compile to straight-line code.
 //!
 //! The quad is addressed as two rows (`Tile::quad_rows`: one offset per row, lanes 1 and 3
 //! follow lanes 0 and 2), read and written whole: the old colour words once per quad (for
