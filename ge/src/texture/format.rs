@@ -178,17 +178,24 @@ impl ClutIndex {
 /// palette bounds check of each texel by one table load, and the spread of each bilinear
 /// tap. Checked against `lookup` by the property test `clut_tables_equal_the_lookup`;
 /// measured in `texture::shader`'s module docs.
+///
+/// `nibbles[b | 256·p]` is the `wide` entry of CLUT4 byte b's texel of parity p (low
+/// nibble for even columns, high for odd): a bilinear CLUT4 tap in one load, without the
+/// variable shift per tap (measured in `texture::shader`'s module docs).
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClutTable {
     pub rgba: [[u8; 4]; 256],
     pub wide: [u64; 256],
+    pub nibbles: [u64; 512],
 }
 
 impl ClutTable {
     pub fn new(palette: &[[u8; 4]], clut: ClutIndex) -> ClutTable {
         let rgba: [[u8; 4]; 256] =
             std::array::from_fn(|raw| palette.get(clut.apply(raw as u32) as usize).copied().unwrap_or([0; 4]));
-        ClutTable { rgba, wide: rgba.map(spread) }
+        let wide = rgba.map(spread);
+        let nibbles = std::array::from_fn(|i| wide[((i & 255) >> (4 * (i >> 8))) & 15]);
+        ClutTable { rgba, wide, nibbles }
     }
 }
 
@@ -325,6 +332,21 @@ impl<'a> LevelSrc<'a> {
             for (b, &o) in out.iter_mut().zip(&off) {
                 *b = self.bytes::<N>(o);
             }
+        }
+        out
+    }
+
+    /// One byte at each of four offsets, one compare each: the compare that chooses the
+    /// region is the slice's bounds check too, where [`LevelSrc::bytes4`]'s test of the
+    /// offsets' OR left four bounds checks behind it (the CLUT4/CLUT8 bilinear taps).
+    #[inline(always)]
+    fn bytes1x4(&self, off: [u32; 4]) -> [u8; 4] {
+        let mut out = [0u8; 4];
+        for (b, &o) in out.iter_mut().zip(&off) {
+            *b = match self.data.get(o as usize) {
+                Some(&x) => x,
+                None => self.bytes_mapped::<1>(o)[0],
+            };
         }
         out
     }

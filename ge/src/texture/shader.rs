@@ -84,6 +84,18 @@
 //! secondary alpha as one `u128` mask (LLVM widened the result byte by byte: 15826
 //! `constant` only -2.0 M), blending the levels' bytes after narrowing (19960
 //! `mipmapped` +0.4 M against the per-lane SWAR blend, same cause).
+//!
+//! The bilinear CLUT4 taps index `ClutTable::nibbles` by byte and column parity (one
+//! load, no variable shift: the nibble choice was 18 of a lane's 66 instructions), and
+//! the CLUT4/CLUT8 taps read their bytes with one compare each (`LevelSrc::bytes1x4`:
+//! the compare of the offsets' OR left four bounds checks behind it; masking each offset
+//! with the OR did not help, the compiler folds `o & (o | x)` to `o`). Measured
+//! (callgrind, `frametests --filter D --bench --runs 1 --threads 1`, whole process,
+//! cefdd32 against these), PPSSPP model: 16131 119.1 -> 118.2 M (`constant` 14.3 ->
+//! 13.2 M, 553 -> 509 instructions a quad), 15826 89.9 -> 89.7 M; hardware model
+//! nba-2k12 230.4 -> 225.9 M. Not kept: reading all four lanes' sixteen taps at once,
+//! covered or not, without a branch per lane (16131 +0.9 M: the sixteen offsets and
+//! bytes spilled, and the quads cover 3.1 lanes on average).
 
 use super::filter::{self, Level};
 use super::format::{self, BlockMemo, Format};

@@ -397,8 +397,9 @@ proptest! {
     /// `Format::tap`) equal the reference `Format::texel` (palette lookup through the
     /// index transform) and its spread, for any CLUT bytes, palette format, index
     /// transform, layout and texel, with and without a per-level palette offset (which
-    /// the table does not cover). It fails with the transform or the spread left out of
-    /// the table, or the table used under a level offset.
+    /// the table does not cover), and a bilinear lane's CLUT4 taps through the nibble
+    /// table equal the reference texels. It fails with the transform or the spread left
+    /// out of the table, or the table used under a level offset.
     #[test]
     fn clut_tables_equal_the_lookup(
         clut8 in any::<bool>(),
@@ -421,6 +422,20 @@ proptest! {
         prop_assert!(st.clut_table.is_some());
         let l = st.level(&mem, 0);
         let src = format::LevelSrc { clut_level: 16 * clut_level, ..l.src };
+        let rest = format::LevelSrc { clut_level: 0, ..src };
+        for w in uv.windows(2) {
+            // A bilinear lane's four CLUT4 taps (`Format::taps`, through the nibble table).
+            let ((u0, v0), (u1, v1)) = (w[0], w[1]);
+            let off = [(u0, v0), (u1, v0), (u0, v1), (u1, v1)].map(|(u, v)| src.offset::<4>(u, v));
+            let want = [
+                spread(FClut4::texel(&src, u0, v0)),
+                spread(FClut4::texel(&rest, u1, v0)),
+                spread(FClut4::texel(&rest, u0, v1)),
+                spread(FClut4::texel(&rest, u1, v1)),
+            ];
+            let got = FClut4::taps(&src, off, (u0, u1), (v0, v1), &mut format::BlockMemo::default());
+            prop_assert_eq!(got, want);
+        }
         for (u, v) in uv {
             if clut8 {
                 prop_assert_eq!(FClut8::fetch(&src, u, v), FClut8::texel(&src, u, v));

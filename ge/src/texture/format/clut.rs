@@ -36,13 +36,24 @@ impl Format for FClut4 {
             src.entry_wide0(raw)
         }
     }
-    /// The four bytes read with one range check ([`LevelSrc::bytes4`]), the table chosen
-    /// once ([`LevelSrc::entries_wide4`]).
+    /// The four bytes read with a compare each ([`LevelSrc::bytes1x4`]), the table
+    /// chosen once: with the draw's table the taps come from `ClutTable::nibbles`, otherwise
+    /// through [`LevelSrc::entries_wide4`].
     #[inline(always)]
     fn taps(src: &LevelSrc, off: [u32; 4], (u0, u1): (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
-        let [[b0], [b1], [b2], [b3]] = src.bytes4::<1>(off);
-        let (s0, s1) = ((u0 & 1) * 4, (u1 & 1) * 4);
-        src.entries_wide4([(b0 >> s0) & 15, (b1 >> s1) & 15, (b2 >> s0) & 15, (b3 >> s1) & 15])
+        let [b0, b1, b2, b3] = src.bytes1x4(off);
+        match src.table {
+            // The byte and the column's parity index the nibble table directly.
+            Some(t) if src.clut_level == 0 => {
+                let (p0, p1) = (((u0 & 1) << 8) as usize, ((u1 & 1) << 8) as usize);
+                let n = &t.nibbles;
+                [n[b0 as usize | p0], n[b1 as usize | p1], n[b2 as usize | p0], n[b3 as usize | p1]]
+            }
+            _ => {
+                let (s0, s1) = ((u0 & 1) * 4, (u1 & 1) * 4);
+                src.entries_wide4([(b0 >> s0) & 15, (b1 >> s1) & 15, (b2 >> s0) & 15, (b3 >> s1) & 15])
+            }
+        }
     }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
@@ -72,11 +83,11 @@ impl Format for FClut8 {
             src.entry_wide0(raw)
         }
     }
-    /// As `FClut4::taps`.
+    /// The four bytes read with a compare each ([`LevelSrc::bytes1x4`]), the table chosen
+    /// once ([`LevelSrc::entries_wide4`]).
     #[inline(always)]
     fn taps(src: &LevelSrc, off: [u32; 4], _: (u32, u32), _: (u32, u32), _: &mut BlockMemo) -> [u64; 4] {
-        let [[b0], [b1], [b2], [b3]] = src.bytes4::<1>(off);
-        src.entries_wide4([b0, b1, b2, b3])
+        src.entries_wide4(src.bytes1x4(off))
     }
     #[inline]
     fn texel(src: &LevelSrc, u: u32, v: u32) -> [u8; 4] {
