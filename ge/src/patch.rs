@@ -56,8 +56,9 @@ use crate::cmd::fields::PatchArg;
 use crate::cmd::{op, reg};
 use crate::geom::{ColorFormat, PrimType, Vertex, VertexType};
 use crate::regs::Regs;
+use crate::transform::math::cvtt_ceil;
 use crate::transform::RsqrtRule;
-use basis::{u8_to_unit, units_to_u8};
+use basis::{u8_to_unit, unit_to_u8, units_to_u8};
 use wide::f32x4;
 
 /// Which curve the control grid describes.
@@ -93,38 +94,38 @@ impl TessellationRule {
         }
     }
 
-    /// One channel by the plain rule: what [`TessellationRule::colors`] does on four lanes
-    /// (`ceils_to_u8_equals_the_scalar_rule`, `units_to_u8_equals_unit_to_u8`).
-    #[cfg(test)]
+    /// An evaluated colour channel back to a byte. Hardware: rounded up, `⌈Σ wᵢ·cᵢ⌉`
+    /// clamped to 0..=255 (a weight of exactly 1 returns the control byte untouched)
+    /// [HW primitives-bezier points patch: green 0, 255, 255, 255 down the control rows
+    /// reads 148, 224, 252 at v = ¼, ½, ¾, where the exact values are 147.4, 223.1, 251.0;
+    /// inds16 patch: control rows 0, 0, 119, 119 need the v = ¼ vertex at 19 (exact 18.6)
+    /// and rows 255, 255, 119, 119 need 234 (exact 233.75) for the Gouraud rows between
+    /// them to match; rounding to nearest leaves 3 619 pixels of primitives-bezier off by
+    /// one, rounding up 15; re-checked with the colour-plane raster rule: rounding up leaves
+    /// 527 pixels of primitives-bezier off, to nearest 6 113, down 9 069]. PPSSPP:
+    /// [`unit_to_u8`].
     fn color(self, x: f32) -> u8 {
         match self {
+            // Clamped first, then the ceiling: the same byte (`⌈·⌉` is monotonic and 0, 255
+            // are integers), and `cvtt_ceil` in range needs no `ceilf` call, which the x86-64
+            // baseline (no `ROUNDSS`) made per channel: 11216 (hardware model) 746.2 ->
+            // 725.0 M instructions. Test `hardware_colour_rounding_is_the_ceiling`.
             TessellationRule::Hardware => {
-                let v = x.ceil();
-                if v.is_nan() {
+                if x.is_nan() {
                     0
                 } else {
-                    v.clamp(0.0, 255.0) as u8
+                    cvtt_ceil(x.clamp(0.0, 255.0)) as u8
                 }
             }
-            TessellationRule::Ppsspp => basis::unit_to_u8(x),
+            TessellationRule::Ppsspp => unit_to_u8(x),
         }
     }
 
-    /// An evaluated colour back to bytes, four channels at once. Hardware: rounded up, `⌈Σ
-    /// wᵢ·cᵢ⌉` clamped to 0..=255 (a weight of exactly 1 returns the control byte
-    /// untouched) [HW primitives-bezier points patch: green 0, 255, 255, 255 down the
-    /// control rows reads 148, 224, 252 at v = ¼, ½, ¾, where the exact values are 147.4,
-    /// 223.1, 251.0; inds16 patch: control rows 0, 0, 119, 119 need the v = ¼ vertex at 19
-    /// (exact 18.6) and rows 255, 255, 119, 119 need 234 (exact 233.75) for the Gouraud
-    /// rows between them to match; rounding to nearest leaves 3 619 pixels of
-    /// primitives-bezier off by one, rounding up 15; re-checked with the colour-plane
-    /// raster rule: rounding up leaves 527 pixels of primitives-bezier off, to nearest 6
-    /// 113, down 9 069]. PPSSPP: [`basis::unit_to_u8`] ([`units_to_u8`]). Hardware on
-    /// lanes: [`basis::ceils_to_u8`].
+    /// [`TessellationRule::color`] of the four channels of an evaluated colour.
     #[inline]
     fn colors(self, x: [f32; 4]) -> [u8; 4] {
         match self {
-            TessellationRule::Hardware => basis::ceils_to_u8(x),
+            TessellationRule::Hardware => x.map(|c| self.color(c)),
             TessellationRule::Ppsspp => units_to_u8(x),
         }
     }

@@ -249,8 +249,6 @@ pub fn clamp_fog4(f: f32x4) -> i32x4 {
 /// x86 `cvtps2dq` under the default MXCSR: round half to even; NaN and out-of-range give
 /// `i32::MIN` ("integer indefinite"). PPSSPP's x86-64 build converts interpolated colours
 /// and depth this way ([PP `Rasterizer.cpp` `InterpolateI`], [PP `Math3D.h` `Vec4::Cast`]).
-/// On x86-64 only tests call it (the reference of [`cvt_round4`] and the patch colours' lanes).
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2", not(test)), allow(dead_code))]
 #[inline]
 pub(crate) fn cvt_round(x: f32) -> i32 {
     // Below 2^22 in magnitude, adding and removing 1.5·2^23 rounds half-to-even exactly in

@@ -133,8 +133,6 @@ pub fn normalized_approx(v: [f32; 3], rule: RsqrtRule) -> [f32; 3] {
 /// `_mm_cvtps_epi32` then two saturating packs: round half to even, NaN and values
 /// outside the i32 range become `i32::MIN` (so 0), then clamp to 0..=255
 /// [PP `Math3D.h` `Vec4<float>::ToRGBA` SSE path].
-/// On x86-64 only tests call it (the reference of [`units_to_u8`]).
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2", not(test)), allow(dead_code))]
 #[inline]
 pub fn unit_to_u8(x: f32) -> u8 {
     cvt_round(x * 255.0).clamp(0, 255) as u8
@@ -157,23 +155,6 @@ pub fn units_to_u8(x: [f32; 4]) -> [u8; 4] {
     {
         x.map(unit_to_u8)
     }
-}
-
-/// The hardware rule's colour rounding on four channels at once: `⌈x⌉` clamped to
-/// 0..=255, NaN to 0 (the scalar `TessellationRule::color`). The clamp comes first, which
-/// gives the same byte (`⌈·⌉` is monotonic and 0, 255 are integers), so the truncation
-/// is always in range and the ceiling is `trunc + (x > trunc)` without the `ceilf` call the
-/// x86-64 baseline makes (no `ROUNDPS`): 11216 (hardware model) spent 9.1 M instructions in
-/// `ceilf` on 400 000 tessellated colours. Test `ceils_to_u8_equals_the_scalar_rule`.
-#[inline]
-pub fn ceils_to_u8(x: [f32; 4]) -> [u8; 4] {
-    use wide::f32x4;
-    let v = f32x4::new(x);
-    // NaN lanes to 0, then the clamp (no NaN left, so the plain max/min are exact).
-    let v = v.simd_eq(v).select(v, f32x4::ZERO).fast_max(f32x4::ZERO).fast_min(f32x4::splat(255.0));
-    let t = v.fast_trunc_int().round_float();
-    let c = v.simd_gt(t).select(t + f32x4::ONE, t);
-    c.fast_trunc_int().to_array().map(|c| c as u8)
 }
 
 /// `c · (1/255)` in single precision [PP `Vec4<float>::FromRGBA` SSE path].
