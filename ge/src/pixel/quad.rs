@@ -150,8 +150,8 @@ pub(super) const ANY_BLEND: u8 = 2;
 /// quad's corner, all four lanes are blended and the rows written whole, dead lanes with
 /// their old words. The four pixels are distinct words (strides of at least 2), so taking
 /// the lanes stage by stage instead of fragment by fragment reads and writes the same
-/// values. Other quads (at the band or
-/// buffer edge, tiny strides) run [`kernel_fragments`].
+/// values. Other quads (at the band or buffer edge, tiny strides) run
+/// [`kernel_fragments`].
 fn kernel<F: FbPixel, const ZTEST: bool, const ZWRITE: bool, const BLEND: u8>(
     st: &PixelState,
     tile: &mut Tile,
