@@ -407,7 +407,8 @@ const MIN_BAND_ROWS: i32 = 2;
 /// box's pixels, spread over each primitive's rows) reaches an even share of
 /// [`BANDS_PER_THREAD`] bands per thread, so a frame whose primitives crowd into a few
 /// rows still keeps every thread busy (g59dc00: most of its 10 600 triangles fall into
-/// two 16-row bands, so 2 threads drew no faster than 1). Band edges change where a primitive is cut, never what it draws.
+/// two 16-row bands, so 2 threads drew no faster than 1). Band edges change where a
+/// primitive is cut, never what it draws.
 fn band_starts(live: &[(ClipRect, u32)], y_min: i32, y_max: i32, band_rows: i32, threads: usize) -> Vec<i32> {
     if threads <= 1 || band_rows <= MIN_BAND_ROWS {
         // Cut at multiples of `band_rows`, but start at `y_min` and end after `y_max`: the
